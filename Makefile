@@ -1,0 +1,67 @@
+# The course's commands. `make book` and `make test` set everything up themselves: on a machine
+# with only Python they create .venv and install requirements.txt into it first.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+SUBMISSIONS ?=
+SOLUTIONS ?= show
+JOBS ?= 2
+
+# Notebooks run by the build and the tests print a one-line summary instead of progress bars.
+export SEQLAB_PROGRESS ?= 0
+export MPLBACKEND ?= Agg
+export PYDEVD_DISABLE_FILE_VALIDATION = 1
+
+RUFF := $(BIN)/ruff
+RUFF_CONFIG := --config code/pyproject.toml
+LINTED := code tests chapters
+
+.PHONY: help install test lint format book student grade timings clean
+
+help:
+	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions)"
+	@echo "make test                 lint, unit tests, exercise tests, every notebook (nbval)"
+	@echo "make student              student notebooks and autograder zips into dist/"
+	@echo "make grade SUBMISSIONS=D  grade every notebook under D into grades.csv"
+	@echo "make timings              run every chapter once and print seconds per notebook"
+	@echo "make lint | format | clean"
+
+install: $(STAMP)
+
+$(STAMP): requirements.txt code/pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip check
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(RUFF) check $(RUFF_CONFIG) $(LINTED)
+	$(RUFF) format --check $(RUFF_CONFIG) $(LINTED)
+
+format: $(STAMP)
+	$(RUFF) format $(RUFF_CONFIG) $(LINTED)
+	$(RUFF) check --fix $(RUFF_CONFIG) $(LINTED)
+
+test: lint
+	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:randomly chapters
+
+book: $(STAMP)
+	SEQLAB_SOLUTIONS=$(SOLUTIONS) $(BIN)/jupyter-book build . --all -W --keep-going
+
+student: $(STAMP)
+	$(BIN)/python code/tools/student.py --out dist
+
+grade: $(STAMP)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir"; exit 2; }
+	test -d dist || $(MAKE) student
+	$(BIN)/python code/tools/grade.py "$(SUBMISSIONS)" --dist dist --out grades.csv --jobs $(JOBS)
+
+timings: $(STAMP)
+	$(BIN)/python code/tools/timings.py
+
+clean:
+	rm -rf _build dist grades.csv .pytest_cache
+	find . -name __pycache__ -not -path "./$(VENV)/*" -prune -exec rm -rf {} +

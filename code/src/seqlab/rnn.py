@@ -1,0 +1,290 @@
+"""The Elman recurrent network, from scratch, and the probes that show why its gradients vanish.
+
+One step of the network (chapter "RNNs and vanishing/exploding gradients")::
+
+    a_t = x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh        # (N, E_h)
+    h_t = phi(a_t)                                          # phi = tanh, relu or the identity
+
+The weights have the names and layout of ``nn.RNN`` (``weight_ih_l0`` becomes ``weight_ih``), so
+``RNN.from_torch(nn.RNN(...))`` copies a built-in network and the two compute the same thing.
+
+Backpropagation through time multiplies one Jacobian per step::
+
+    dh_t / dh_{t-1} = diag(phi'(a_t)) W_hh                  # (E_h, E_h)
+
+``step_jacobians`` computes those matrices, ``hidden_state_grads`` measures dJ/dh_t for every t
+with autograd, and ``set_spectral_radius`` builds recurrent matrices of a chosen spectral radius.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+__all__ = [
+    "NONLINEARITIES",
+    "RNNCell",
+    "RNN",
+    "spectral_radius",
+    "set_spectral_radius",
+    "hidden_state_grads",
+]
+
+NONLINEARITIES = ("tanh", "relu", "linear")
+
+
+def _phi(a: torch.Tensor, nonlinearity: str) -> torch.Tensor:
+    if nonlinearity == "tanh":
+        return torch.tanh(a)
+    if nonlinearity == "relu":
+        return torch.relu(a)
+    return a
+
+
+def _phi_prime(a: torch.Tensor, h: torch.Tensor, nonlinearity: str) -> torch.Tensor:
+    """phi'(a) from the pre-activation a and the output h = phi(a)."""
+    if nonlinearity == "tanh":
+        return 1 - h * h
+    if nonlinearity == "relu":
+        return (a > 0).to(a.dtype)
+    return torch.ones_like(a)
+
+
+def _check_nonlinearity(nonlinearity: str) -> None:
+    if nonlinearity not in NONLINEARITIES:
+        raise ValueError(f"nonlinearity must be one of {NONLINEARITIES}, got {nonlinearity!r}")
+
+
+class RNNCell(nn.Module):
+    """One step of an Elman RNN: ``h_t = phi(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)``.
+
+    Parameters are initialised as in ``nn.RNNCell``: uniform in ``[-1/sqrt(E_h), 1/sqrt(E_h)]``.
+
+    Args:
+        input_size: E_in.
+        hidden_size: E_h.
+        nonlinearity: ``"tanh"``, ``"relu"`` or ``"linear"`` (the identity; no torch built-in).
+        bias: whether to use ``b_ih`` and ``b_hh``.
+    """
+
+    def __init__(
+        self, input_size: int, hidden_size: int, nonlinearity: str = "tanh", bias: bool = True
+    ) -> None:
+        super().__init__()
+        _check_nonlinearity(nonlinearity)
+        if input_size < 1 or hidden_size < 1:
+            raise ValueError(f"sizes must be positive, got {input_size=}, {hidden_size=}")
+        self.input_size, self.hidden_size = input_size, hidden_size
+        self.nonlinearity = nonlinearity
+        self.weight_ih = nn.Parameter(torch.empty(hidden_size, input_size))
+        self.weight_hh = nn.Parameter(torch.empty(hidden_size, hidden_size))
+        if bias:
+            self.bias_ih = nn.Parameter(torch.empty(hidden_size))
+            self.bias_hh = nn.Parameter(torch.empty(hidden_size))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.hidden_size)
+        for p in self.parameters():
+            nn.init.uniform_(p, -bound, bound)
+
+    def pre_activation(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """``a_t`` from ``x`` (N, E_in) and ``h`` (N, E_h); returns (N, E_h)."""
+        a = x @ self.weight_ih.T + h @ self.weight_hh.T
+        if self.bias_ih is not None:
+            a = a + self.bias_ih + self.bias_hh
+        return a
+
+    def forward(self, x: torch.Tensor, h: torch.Tensor | None = None) -> torch.Tensor:
+        """One step. ``x`` (N, E_in), ``h`` (N, E_h) or None for zeros; returns ``h_t`` (N, E_h)."""
+        if x.dim() != 2 or x.shape[1] != self.input_size:
+            raise ValueError(f"x must be (N, {self.input_size}), got {tuple(x.shape)}")
+        if h is None:
+            h = x.new_zeros(x.shape[0], self.hidden_size)
+        elif h.shape != (x.shape[0], self.hidden_size):
+            raise ValueError(f"h must be (N, E_h) = ({x.shape[0]}, {self.hidden_size}), got {tuple(h.shape)}")
+        return _phi(self.pre_activation(x, h), self.nonlinearity)
+
+
+class RNN(nn.Module):
+    """A single-layer Elman RNN over a whole sequence, batch first.
+
+    Two paths compute the same function: ``impl="scratch"`` loops over time with ``RNNCell``
+    (readable, and the probes below use it); ``impl="torch"`` calls PyTorch's fused kernel (the
+    one ``nn.RNN`` uses; tanh and relu only).
+
+    Args:
+        input_size: E_in.
+        hidden_size: E_h.
+        nonlinearity: ``"tanh"``, ``"relu"`` or ``"linear"``.
+        bias: whether to use biases.
+        impl: the default path, ``"scratch"`` or ``"torch"``; ``forward`` can override it.
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        nonlinearity: str = "tanh",
+        bias: bool = True,
+        impl: str = "scratch",
+    ) -> None:
+        super().__init__()
+        self.cell = RNNCell(input_size, hidden_size, nonlinearity, bias)
+        self.impl = self._check_impl(impl)
+
+    input_size = property(lambda self: self.cell.input_size)
+    hidden_size = property(lambda self: self.cell.hidden_size)
+    nonlinearity = property(lambda self: self.cell.nonlinearity)
+
+    def _check_impl(self, impl: str) -> str:
+        if impl not in ("scratch", "torch"):
+            raise ValueError(f"impl must be 'scratch' or 'torch', got {impl!r}")
+        if impl == "torch" and self.cell.nonlinearity == "linear":
+            raise ValueError("impl='torch' has no linear RNN kernel; use impl='scratch'")
+        return impl
+
+    def _check_inputs(self, x: torch.Tensor, h0: torch.Tensor | None) -> torch.Tensor:
+        if x.dim() != 3 or x.shape[2] != self.input_size:
+            raise ValueError(f"x must be (N, T, E_in) with E_in={self.input_size}, got {tuple(x.shape)}")
+        if x.shape[1] == 0:
+            raise ValueError("x has T = 0 time steps")
+        if not torch.isfinite(x).all():
+            raise ValueError("x contains NaN or infinite values")
+        n = x.shape[0]
+        if h0 is None:
+            return x.new_zeros(n, self.hidden_size)
+        if h0.shape != (n, self.hidden_size):
+            raise ValueError(f"h0 must be (N, E_h) = ({n}, {self.hidden_size}), got {tuple(h0.shape)}")
+        return h0
+
+    def forward(
+        self, x: torch.Tensor, h0: torch.Tensor | None = None, impl: str | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Run over a sequence.
+
+        Args:
+            x: (N, T, E_in) inputs.
+            h0: (N, E_h) initial state, zeros if None.
+            impl: ``"scratch"`` or ``"torch"``; None uses the module's default.
+
+        Returns:
+            ``(out, h_T)``: every hidden state (N, T, E_h) and the last one (N, E_h).
+        """
+        impl = self._check_impl(impl or self.impl)
+        h = self._check_inputs(x, h0)
+        if impl == "torch":
+            c = self.cell
+            params = [c.weight_ih, c.weight_hh]
+            if c.bias_ih is not None:
+                params += [c.bias_ih, c.bias_hh]
+            kernel = torch.rnn_tanh if c.nonlinearity == "tanh" else torch.rnn_relu
+            out, h_n = kernel(x, h.unsqueeze(0), params, c.bias_ih is not None, 1, 0.0,
+                              self.training, False, True)  # fmt: skip
+            return out, h_n[0]
+        hs = self.unroll(x, h)
+        return torch.stack(hs, dim=1), hs[-1]
+
+    def unroll(self, x: torch.Tensor, h0: torch.Tensor) -> list[torch.Tensor]:
+        """The scratch loop, keeping every state: returns T tensors ``h_1 .. h_T``, each (N, E_h).
+
+        The states stay in the autograd graph, so ``torch.autograd.grad(loss, hs)`` gives
+        dJ/dh_t for every t (see ``hidden_state_grads``).
+        """
+        hs, h = [], h0
+        for t in range(x.shape[1]):
+            h = self.cell(x[:, t], h)
+            hs.append(h)
+        return hs
+
+    def step_jacobians(self, x: torch.Tensor, h0: torch.Tensor | None = None) -> torch.Tensor:
+        """The BPTT factors ``dh_t/dh_{t-1} = diag(phi'(a_t)) W_hh`` for t = 1..T.
+
+        Args:
+            x: (N, T, E_in); h0: (N, E_h) or None.
+
+        Returns:
+            (N, T, E_h, E_h); entry ``[n, t-1, i, j]`` is ``d h_t[i] / d h_{t-1}[j]``.
+        """
+        h = self._check_inputs(x, h0)
+        jacobians = []
+        with torch.no_grad():
+            for t in range(x.shape[1]):
+                a = self.cell.pre_activation(x[:, t], h)
+                h = _phi(a, self.nonlinearity)
+                d = _phi_prime(a, h, self.nonlinearity)  # (N, E_h)
+                jacobians.append(d.unsqueeze(-1) * self.cell.weight_hh)  # diag(d) @ W_hh
+        return torch.stack(jacobians, dim=1)
+
+    @classmethod
+    def from_torch(cls, rnn: nn.RNN, impl: str = "scratch") -> RNN:
+        """A copy of a single-layer, unidirectional, batch-first ``nn.RNN`` with the same weights."""
+        if rnn.num_layers != 1 or rnn.bidirectional or not rnn.batch_first:
+            raise ValueError(
+                "from_torch needs nn.RNN(num_layers=1, bidirectional=False, batch_first=True); "
+                f"got num_layers={rnn.num_layers}, bidirectional={rnn.bidirectional}, "
+                f"batch_first={rnn.batch_first}"
+            )
+        new = cls(rnn.input_size, rnn.hidden_size, rnn.nonlinearity, rnn.bias, impl)
+        new.to(device=rnn.weight_ih_l0.device, dtype=rnn.weight_ih_l0.dtype)
+        with torch.no_grad():
+            new.cell.weight_ih.copy_(rnn.weight_ih_l0)
+            new.cell.weight_hh.copy_(rnn.weight_hh_l0)
+            if rnn.bias:
+                new.cell.bias_ih.copy_(rnn.bias_ih_l0)
+                new.cell.bias_hh.copy_(rnn.bias_hh_l0)
+        return new
+
+
+def spectral_radius(weight: torch.Tensor) -> float:
+    """The largest absolute eigenvalue of a square matrix (E, E)."""
+    if weight.dim() != 2 or weight.shape[0] != weight.shape[1]:
+        raise ValueError(f"weight must be a square matrix, got shape {tuple(weight.shape)}")
+    return torch.linalg.eigvals(weight.detach().double()).abs().max().item()
+
+
+def set_spectral_radius(weight: torch.Tensor, rho: float) -> torch.Tensor:
+    """``weight`` (E, E) rescaled so that its largest absolute eigenvalue is ``rho``.
+
+    Scaling a matrix scales all its eigenvalues, so ``rho / spectral_radius(weight)`` does it.
+    Note that this is not the spectral norm (the largest singular value), which is larger for a
+    non-symmetric matrix. Returns a new tensor.
+    """
+    if not rho > 0 or not math.isfinite(rho):
+        raise ValueError(f"rho must be a positive finite number, got {rho!r}")
+    current = spectral_radius(weight)
+    if current == 0:
+        raise ValueError("weight has spectral radius 0 (nilpotent); it cannot be rescaled")
+    return weight * (rho / current)
+
+
+def hidden_state_grads(
+    rnn: RNN,
+    x: torch.Tensor,
+    loss_fn,
+    h0: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """dJ/dh_t for every step t, measured with autograd through the scratch loop.
+
+    Args:
+        rnn: the network (its scratch path is used whatever its default ``impl``).
+        x: (N, T, E_in) inputs.
+        loss_fn: called as ``loss_fn(out)`` with ``out`` (N, T, E_h); returns a scalar J.
+        h0: (N, E_h) or None.
+
+    Returns:
+        (N, T, E_h): entry ``[:, t-1]`` is dJ/dh_t. Take ``.norm(dim=-1)`` for the norms.
+    """
+    h = rnn._check_inputs(x, h0)
+    hs = rnn.unroll(x, h)
+    loss = loss_fn(torch.stack(hs, dim=1))
+    if loss.dim() != 0:
+        raise ValueError(f"loss_fn must return a scalar, got shape {tuple(loss.shape)}")
+    grads = torch.autograd.grad(loss, hs, allow_unused=True)
+    grads = [torch.zeros_like(h) if g is None else g for g, h in zip(grads, hs, strict=True)]
+    return torch.stack(grads, dim=1)

@@ -1,0 +1,228 @@
+"""One training loop for every chapter: device, optimiser, gradient clipping, progress, history.
+
+``fit`` draws minibatches from tensors in memory, takes ``steps`` optimiser steps and returns a
+``History`` of the loss and the gradient norm at every step, plus any evaluations. It stops at
+the first non-finite loss or gradient and says so in the history (``diverged_at``) instead of
+carrying NaN forward. A tqdm bar shows progress when run by hand; set the environment variable
+``SEQLAB_PROGRESS=0`` to turn bars off (the book build and the tests do), and show the
+``History`` for a one-line summary.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from .device import get_device
+
+__all__ = ["History", "fit", "progress_enabled", "clip_grad_norm"]
+
+log = logging.getLogger(__name__)
+
+Batch = tuple[torch.Tensor, ...]
+
+
+def progress_enabled(progress: bool | None = None) -> bool:
+    """Whether to show progress bars: ``progress`` if given, else ``SEQLAB_PROGRESS != "0"``."""
+    if progress is not None:
+        return progress
+    return os.environ.get("SEQLAB_PROGRESS", "1") not in ("0", "false", "no")
+
+
+@dataclass
+class History:
+    """What happened during ``fit``. Lists hold one entry per optimiser step."""
+
+    loss: list[float] = field(default_factory=list)
+    grad_norm: list[float] = field(default_factory=list)
+    clipped: list[bool] = field(default_factory=list)
+    evals: list[tuple[int, dict[str, float]]] = field(default_factory=list)
+    seconds: float = 0.0
+    diverged_at: int | None = None
+    label: str = "train"
+
+    @property
+    def steps(self) -> int:
+        return len(self.loss)
+
+    @property
+    def diverged(self) -> bool:
+        return self.diverged_at is not None
+
+    def eval_curve(self, key: str) -> tuple[list[int], list[float]]:
+        """Steps and values of one evaluation metric."""
+        pairs = [(s, m[key]) for s, m in self.evals if key in m]
+        return [s for s, _ in pairs], [v for _, v in pairs]
+
+    def summary(self) -> str:
+        if not self.loss:
+            return f"{self.label}: no steps taken"
+        head = min(10, len(self.loss))
+        first = sum(self.loss[:head]) / head
+        last = sum(self.loss[-head:]) / head
+        text = (
+            f"{self.label}: {self.steps} steps in {self.seconds:.1f} s, "
+            f"loss {first:.4g} -> {last:.4g} (mean of first/last {head})"
+        )
+        if any(self.clipped):
+            text += f", clipped {100 * sum(self.clipped) / len(self.clipped):.0f}% of steps"
+        if self.evals:
+            text += ", final " + ", ".join(f"{k} {v:.4g}" for k, v in self.evals[-1][1].items())
+        if self.diverged:
+            text += f"; DIVERGED at step {self.diverged_at} (non-finite loss or gradient)"
+        return text
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+
+def clip_grad_norm(parameters: Sequence[torch.Tensor], max_norm: float) -> float:
+    """Scale gradients in place so their global L2 norm is at most ``max_norm``.
+
+    ``g <- g * max_norm / ||g||`` when ``||g|| > max_norm``, where ``||g||`` is the norm of all
+    gradients together (as ``torch.nn.utils.clip_grad_norm_``). Returns the norm before clipping.
+    """
+    grads = [p.grad for p in parameters if p.grad is not None]
+    if not grads:
+        return 0.0
+    total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
+    if total > max_norm:
+        for g in grads:
+            g.mul_(max_norm / total)
+    return total.item()
+
+
+def _make_optimizer(optimizer, params, lr: float) -> torch.optim.Optimizer:
+    if isinstance(optimizer, torch.optim.Optimizer):
+        return optimizer
+    if callable(optimizer):
+        return optimizer(params)
+    choices = {"adam": torch.optim.Adam, "adamw": torch.optim.AdamW, "sgd": torch.optim.SGD}
+    if optimizer not in choices:
+        raise ValueError(f"optimizer must be one of {sorted(choices)} or an optimizer, got {optimizer!r}")
+    return choices[optimizer](params, lr=lr)
+
+
+def fit(
+    model: nn.Module,
+    data: Batch,
+    loss_fn: Callable[[nn.Module, Batch], torch.Tensor],
+    *,
+    steps: int,
+    batch_size: int = 64,
+    lr: float = 1e-3,
+    optimizer="adam",
+    scheduler: Callable[[torch.optim.Optimizer], object] | None = None,
+    clip_norm: float | None = None,
+    eval_fn: Callable[[nn.Module], dict[str, float]] | None = None,
+    eval_every: int | None = None,
+    device: str | torch.device | None = None,
+    seed: int = 0,
+    progress: bool | None = None,
+    label: str = "train",
+) -> History:
+    """Train ``model`` for ``steps`` minibatch steps.
+
+    Args:
+        model: the network; it is moved to ``device``.
+        data: a tuple of tensors that share their first dimension N (e.g. ``Example(x, y)``).
+        loss_fn: ``loss_fn(model, batch)`` returns the scalar loss of one minibatch ``batch``
+            (the same tuple as ``data``, each tensor cut to ``batch_size`` rows, on ``device``).
+        steps: number of optimiser steps.
+        batch_size: rows per minibatch; epochs are reshuffled with a generator seeded by ``seed``.
+        lr: learning rate for a named optimiser.
+        optimizer: ``"adam"``, ``"adamw"``, ``"sgd"``, an optimiser, or ``params -> optimiser``.
+        scheduler: ``optimizer -> scheduler``; its ``step()`` is called after every step.
+        clip_norm: clip the global gradient norm to this value (None: no clipping).
+        eval_fn: ``eval_fn(model) -> {metric: value}``, run under ``torch.no_grad`` in eval mode.
+        eval_every: run ``eval_fn`` every this many steps (and always after the last step).
+        device: where to train; None picks one with ``get_device()``.
+        seed: seeds the minibatch order.
+        progress: show a tqdm bar; None follows ``SEQLAB_PROGRESS``.
+        label: a name shown in the bar and the summary.
+
+    Returns:
+        A ``History``. Training stops early, with ``history.diverged_at`` set, at the first
+        non-finite loss or gradient norm; the offending step is not applied.
+    """
+    if not isinstance(data, (tuple, list)) or not data:
+        raise TypeError("data must be a non-empty tuple of tensors sharing their first dimension")
+    n = data[0].shape[0]
+    bad = [tuple(t.shape) for t in data if t.shape[0] != n]
+    if bad:
+        raise ValueError(f"all tensors in data must have the same first dimension {n}; got {bad}")
+    if steps < 1 or batch_size < 1:
+        raise ValueError(f"steps and batch_size must be positive, got {steps=}, {batch_size=}")
+    if clip_norm is not None and not clip_norm > 0:
+        raise ValueError(f"clip_norm must be positive or None, got {clip_norm!r}")
+
+    from tqdm.auto import tqdm
+
+    device = get_device(device)
+    model.to(device)
+    data = tuple(t.to(device) for t in data)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = _make_optimizer(optimizer, params, lr)
+    sched = scheduler(opt) if scheduler is not None else None
+    gen = torch.Generator().manual_seed(seed)
+    batch_size = min(batch_size, n)
+    history = History(label=label)
+
+    def evaluate(step: int) -> None:
+        if eval_fn is None:
+            return
+        was_training = model.training
+        model.eval()
+        with torch.no_grad():
+            history.evals.append((step, {k: float(v) for k, v in eval_fn(model).items()}))
+        model.train(was_training)
+
+    model.train()
+    order, pos = torch.randperm(n, generator=gen), 0
+    start = time.perf_counter()
+    bar = tqdm(range(1, steps + 1), desc=label, disable=not progress_enabled(progress), leave=False)
+    for step in bar:
+        if pos + batch_size > n:
+            order, pos = torch.randperm(n, generator=gen), 0
+        idx = order[pos : pos + batch_size].to(device)
+        pos += batch_size
+        batch = tuple(t[idx] for t in data)
+
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model, batch)
+        if loss.dim() != 0:
+            raise ValueError(f"loss_fn must return a scalar, got shape {tuple(loss.shape)}")
+        loss_value = loss.item()
+        if not math.isfinite(loss_value):
+            history.diverged_at = step
+            break
+        loss.backward()
+        norm = torch.nn.utils.clip_grad_norm_(params, float("inf") if clip_norm is None else clip_norm)
+        norm = norm.item()
+        history.loss.append(loss_value)
+        history.grad_norm.append(norm)
+        history.clipped.append(clip_norm is not None and norm > clip_norm)
+        if not math.isfinite(norm):
+            history.diverged_at = step
+            break
+        opt.step()
+        if sched is not None:
+            sched.step()
+        if eval_every and step % eval_every == 0 and step != steps:
+            evaluate(step)
+        if step % 10 == 0:
+            bar.set_postfix(loss=f"{loss_value:.4g}")
+    bar.close()
+    if history.diverged:
+        log.warning("%s diverged at step %d: non-finite loss or gradient", label, history.diverged_at)
+    else:
+        evaluate(history.steps)
+    history.seconds = time.perf_counter() - start
+    return history
