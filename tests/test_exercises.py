@@ -1,0 +1,226 @@
+"""The graded exercises: built with otter, safe to hand out, and able to tell right from wrong.
+
+For every chapter with exercises: `otter assign` builds it (and checks the reference solutions
+pass), the student notebook holds no solution and no hidden test, every test case of every
+question rejects at least one plausible wrong answer, and grading a correct, a partly wrong, an
+untouched and a broken submission gives full, partial, zero and a clear rejection.
+"""
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import grade
+import pytest
+import student
+from course import chapters, has_exercises, questions
+from otter.test_files import OKTestFile
+
+EXERCISE_CHAPTERS = [nb for nb in chapters() if has_exercises(nb)]
+
+# Plausible wrong answers, per chapter and question. Every test case (public and hidden) must
+# fail at least one of them; the reference solution must pass every case.
+WRONG = {
+    "rnn_gradients": {
+        "rnn_forward": [
+            # forgot the nonlinearity
+            """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    h, states = h0, []
+    for t in range(x.shape[1]):
+        h = x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh
+        states.append(h)
+    return torch.stack(states, dim=1), h
+""",
+            # stacked time-major: (T, N, E_h)
+            """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    h, states = h0, []
+    for t in range(x.shape[1]):
+        h = torch.tanh(x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
+        states.append(h)
+    return torch.stack(states, dim=0), h
+""",
+            # W_hh not transposed
+            """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    h, states = h0, []
+    for t in range(x.shape[1]):
+        h = torch.tanh(x[:, t] @ W_ih.T + b_ih + h @ W_hh + b_hh)
+        states.append(h)
+    return torch.stack(states, dim=1), h
+""",
+        ],
+        "grad_norms": [
+            # norms of the states, not of the gradients
+            """
+def grad_norms(hs, loss):
+    return torch.stack([h.norm() for h in hs])
+""",
+            # mean of per-example norms instead of the norm of the whole gradient
+            """
+def grad_norms(hs, loss):
+    grads = torch.autograd.grad(loss, hs, allow_unused=True)
+    return torch.stack([g.norm(dim=-1).mean() for g in grads])
+""",
+        ],
+        "clip_by_global_norm": [
+            # clips each tensor on its own
+            """
+def clip_by_global_norm(grads, max_norm):
+    return [g * min(1.0, max_norm / float(g.norm())) if g.norm() > 0 else g.clone() for g in grads]
+""",
+            # always rescales to max_norm, even small (or zero) gradients
+            """
+def clip_by_global_norm(grads, max_norm):
+    total = torch.sqrt(sum(g.square().sum() for g in grads))
+    return [g * (max_norm / total) for g in grads]
+""",
+        ],
+        "scale_to_spectral_radius": [
+            # the spectral norm (largest singular value) instead of the spectral radius
+            """
+def scale_to_spectral_radius(W, rho):
+    return W * (rho / torch.linalg.matrix_norm(W, 2))
+""",
+            # the largest real part instead of the largest absolute value
+            """
+def scale_to_spectral_radius(W, rho):
+    return W * (rho / torch.linalg.eigvals(W).real.max())
+""",
+        ],
+    },
+}
+
+
+def _source(cell):
+    return "".join(cell["source"])
+
+
+def _cells(path):
+    return json.loads(Path(path).read_text())["cells"]
+
+
+def _setup_source(notebook):
+    """The exercises' import cell: the last code cell before the first question."""
+    cells = _cells(notebook)
+    first = next(i for i, c in enumerate(cells) if _source(c).startswith("# BEGIN QUESTION"))
+    return next(_source(c) for c in reversed(cells[:first]) if c["cell_type"] == "code")
+
+
+def _solutions(notebook):
+    """{question: reference solution source, with the otter markers removed}."""
+    found, current = {}, None
+    for cell in _cells(notebook):
+        text = _source(cell)
+        if text.startswith("# BEGIN QUESTION"):
+            current = re.search(r"name:\s*(\S+)", text).group(1)
+        elif cell["cell_type"] == "code" and "# BEGIN SOLUTION" in text:
+            found[current] = re.sub(r"\n?\s*# (BEGIN|END) SOLUTION", "", text)
+    return found
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    for notebook in EXERCISE_CHAPTERS:
+        student.assign(notebook, out)
+    return out
+
+
+def _test_file(dist, chapter, question, tmp_path):
+    zip_path = next((dist / chapter / "autograder").glob("*.zip"))
+    import zipfile
+
+    with zipfile.ZipFile(zip_path) as archive:
+        target = tmp_path / f"{question}.py"
+        target.write_bytes(archive.read(f"tests/{question}.py"))
+    return target
+
+
+def _run_cases(test_path, setup, answer):
+    env = {}
+    exec(setup, env)
+    exec(answer, env)
+    test = OKTestFile.from_file(str(test_path))
+    test.run(env)
+    return [(case.name, case.hidden, result.passed) for case, result in zip(test.test_cases, test.test_case_results)]
+
+
+def test_every_chapter_with_exercises_has_wrong_answers():
+    assert EXERCISE_CHAPTERS
+    for notebook in EXERCISE_CHAPTERS:
+        assert set(WRONG.get(notebook.stem, {})) == {q for q, _ in questions(notebook)}, notebook.stem
+
+
+@pytest.mark.parametrize("notebook", EXERCISE_CHAPTERS, ids=lambda p: p.stem)
+def test_student_notebook_holds_no_solution_and_no_hidden_test(notebook, dist):
+    text = (dist / notebook.stem / "student" / f"{notebook.stem}.ipynb").read_text()
+    assert "BEGIN SOLUTION" not in text and "hidden: true" not in text
+    for reference in _solutions(notebook).values():
+        body = [line.strip() for line in reference.splitlines()[1:] if line.strip()]
+        assert not any(json.dumps(line)[1:-1] in text for line in body if len(line) > 20), "solution leaked"
+    cells = [_source(c) for c in _cells(notebook) if c["cell_type"] == "code"]
+    public = {line.strip() for c in cells if "hidden: true" not in c for line in c.splitlines()}
+    for source in (c for c in cells if "hidden: true" in c):
+        lines = [line.strip() for line in source.splitlines()[3:] if len(line.strip()) > 30]
+        leaked = [line for line in lines if line not in public and json.dumps(line)[1:-1] in text]
+        assert not leaked, f"hidden test lines in the student notebook: {leaked}"
+
+
+@pytest.mark.parametrize("notebook", EXERCISE_CHAPTERS, ids=lambda p: p.stem)
+def test_each_test_case_passes_the_reference_and_rejects_a_wrong_answer(notebook, dist, tmp_path):
+    setup, solutions = _setup_source(notebook), _solutions(notebook)
+    for question, _ in questions(notebook):
+        test_path = _test_file(dist, notebook.stem, question, tmp_path)
+        reference = _run_cases(test_path, setup, solutions[question])
+        assert reference and all(passed for *_, passed in reference), (question, reference)
+        assert any(hidden for _, hidden, _ in reference) and not all(hidden for _, hidden, _ in reference), (
+            f"{question} needs at least one public and one hidden test case"
+        )
+        rejected = {name: False for name, _, _ in reference}
+        for wrong in WRONG[notebook.stem][question]:
+            for name, _, passed in _run_cases(test_path, setup, wrong):
+                rejected[name] = rejected[name] or not passed
+        assert all(rejected.values()), f"{question}: cases that accept every wrong answer: {rejected}"
+
+
+def _fill(student_nb, answers):
+    """A copy of the student notebook with the stubs of some questions replaced by ``answers``."""
+    nb = json.loads(Path(student_nb).read_text())
+    for cell in nb["cells"]:
+        for question, code in answers.items():
+            if cell["cell_type"] == "code" and re.search(rf"def {question}\(", _source(cell)):
+                cell["source"] = code.strip()
+    return nb
+
+
+@pytest.mark.parametrize("notebook", EXERCISE_CHAPTERS, ids=lambda p: p.stem)
+def test_grading_gives_full_partial_and_zero_scores(notebook, dist, tmp_path):
+    name = notebook.stem
+    names = [q for q, _ in questions(notebook)]
+    student_nb = dist / name / "student" / f"{name}.ipynb"
+    solutions = _solutions(notebook)
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    correct = _fill(student_nb, solutions)
+    partial = _fill(student_nb, {names[0]: solutions[names[0]], names[1]: WRONG[name][names[1]][0]})
+    (submissions / "correct.ipynb").write_text(json.dumps(correct))
+    (submissions / "partial.ipynb").write_text(json.dumps(partial))
+    (submissions / "untouched.ipynb").write_bytes(student_nb.read_bytes())
+    (submissions / "broken.ipynb").write_text("{ this is not json")
+    out = tmp_path / "grades.csv"
+    assert grade.main([str(submissions), "--dist", str(dist), "--out", str(out), "--jobs", "2"]) == 0
+
+    rows = {row["file"]: row for row in csv.DictReader(out.open())}
+    assert set(rows) == {"correct.ipynb", "partial.ipynb", "untouched.ipynb", "broken.ipynb"}
+    possible = float(rows["correct.ipynb"]["possible"])
+    assert possible == sum(points for _, points in questions(notebook))
+    assert float(rows["correct.ipynb"]["total"]) == possible, rows["correct.ipynb"]
+    partial_row = rows["partial.ipynb"]
+    assert float(partial_row[names[0]]) > 0 and float(partial_row[names[1]]) < dict(questions(notebook))[names[1]]
+    assert 0 < float(partial_row["total"]) < possible
+    assert float(rows["untouched.ipynb"]["total"]) == 0
+    assert rows["broken.ipynb"]["status"] == "rejected" and "not a notebook" in rows["broken.ipynb"]["error"]
+    assert all(rows[f]["status"] == "graded" for f in ("correct.ipynb", "partial.ipynb", "untouched.ipynb"))

@@ -1,0 +1,108 @@
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from seqlab.train import History, clip_grad_norm, fit, progress_enabled
+
+
+def _regression(n=256):
+    x = torch.randn(n, 3)
+    return x, x @ torch.tensor([1.0, -2.0, 0.5]) + 0.3
+
+
+def _mse(model, batch):
+    x, y = batch
+    return (model(x).squeeze(-1) - y).square().mean()
+
+
+def test_fit_learns_and_records_history():
+    model = nn.Linear(3, 1)
+    history = fit(model, _regression(), _mse, steps=300, lr=0.05, batch_size=32, device="cpu",
+                  eval_fn=lambda m: {"w0": m.weight[0, 0].item()}, eval_every=100)  # fmt: skip
+    assert history.steps == 300 and len(history.grad_norm) == 300 and not history.diverged
+    assert history.loss[-1] < 1e-3 < history.loss[0]
+    steps, values = history.eval_curve("w0")
+    assert steps == [100, 200, 300] and abs(values[-1] - 1.0) < 0.05
+    assert "300 steps" in repr(history) and "final w0" in history.summary()
+
+
+def test_fit_is_repeatable():
+    runs = []
+    for _ in range(2):
+        torch.manual_seed(1)
+        runs.append(fit(nn.Linear(3, 1), _regression(), _mse, steps=20, seed=4, device="cpu").loss)
+    assert runs[0] == runs[1]
+
+
+def test_clipping_bounds_the_step_and_is_reported():
+    model = nn.Linear(3, 1)
+    x, y = _regression()
+    history = fit(model, (x, 100 * y), _mse, steps=5, clip_norm=1.0, optimizer="sgd", lr=0.1, device="cpu")
+    assert all(history.clipped) and min(history.grad_norm) > 1.0
+    assert "clipped 100% of steps" in history.summary()
+
+
+def test_divergence_stops_training_and_is_flagged():
+    model = nn.Linear(3, 1)
+    x, y = _regression()
+    history = fit(model, (x, y), _mse, steps=200, optimizer="sgd", lr=10.0, device="cpu")
+    assert history.diverged and history.steps < 200
+    assert all(math.isfinite(v) for v in history.loss)
+    assert "DIVERGED" in history.summary()
+
+
+def test_clip_grad_norm_equals_torch():
+    a, b = nn.Linear(4, 3), nn.Linear(4, 3)
+    b.load_state_dict(a.state_dict())
+    x = torch.randn(5, 4)
+    for layer in (a, b):
+        (50 * layer(x).square().sum()).backward()
+    norm = clip_grad_norm(list(a.parameters()), 2.0)
+    reference = nn.utils.clip_grad_norm_(b.parameters(), 2.0)
+    assert abs(norm - reference.item()) < 1e-3
+    for p, q in zip(a.parameters(), b.parameters()):
+        torch.testing.assert_close(p.grad, q.grad)
+
+
+def test_clip_grad_norm_leaves_small_gradients_alone():
+    p = nn.Parameter(torch.ones(3))
+    p.grad = torch.full((3,), 0.1)
+    clip_grad_norm([p], 1.0)
+    assert torch.equal(p.grad, torch.full((3,), 0.1))
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        (dict(data=(torch.zeros(4, 3), torch.zeros(5))), ValueError, "first dimension"),
+        (dict(data=torch.zeros(4, 3)), TypeError, "tuple"),
+        (dict(steps=0), ValueError, "positive"),
+        (dict(clip_norm=-1.0), ValueError, "clip_norm"),
+        (dict(optimizer="rmsprop"), ValueError, "optimizer"),
+    ],
+)
+def test_bad_arguments(kwargs, error, message):
+    arguments = dict(data=_regression(), steps=2, device="cpu")
+    arguments.update(kwargs)
+    data = arguments.pop("data")
+    with pytest.raises(error, match=message):
+        fit(nn.Linear(3, 1), data, _mse, **arguments)
+
+
+def test_loss_must_be_scalar():
+    with pytest.raises(ValueError, match="scalar"):
+        fit(nn.Linear(3, 1), _regression(), lambda m, b: m(b[0]), steps=1, device="cpu")
+
+
+def test_progress_switch(monkeypatch):
+    monkeypatch.setenv("SEQLAB_PROGRESS", "0")
+    assert not progress_enabled()
+    assert progress_enabled(True)
+    monkeypatch.setenv("SEQLAB_PROGRESS", "1")
+    assert progress_enabled()
+
+
+def test_empty_history_summary():
+    assert "no steps" in History().summary()
