@@ -11,12 +11,13 @@ JOBS ?= 2
 
 # Notebooks run by the build and the tests print a one-line summary instead of progress bars.
 export SEQLAB_PROGRESS ?= 0
-export MPLBACKEND ?= Agg
 export PYDEVD_DISABLE_FILE_VALIDATION = 1
 
 RUFF := $(BIN)/ruff
 RUFF_CONFIG := --config code/pyproject.toml
 LINTED := code tests chapters
+# notebooks are formatted narrower, to fit the book's page without scrolling
+NB_WIDTH := --line-length 88
 
 .PHONY: help install test lint format book student grade timings clean
 
@@ -38,10 +39,12 @@ $(STAMP): requirements.txt code/pyproject.toml
 
 lint: $(STAMP)
 	$(RUFF) check $(RUFF_CONFIG) $(LINTED)
-	$(RUFF) format --check $(RUFF_CONFIG) $(LINTED)
+	$(RUFF) format --check $(RUFF_CONFIG) code tests
+	$(RUFF) format --check $(RUFF_CONFIG) $(NB_WIDTH) chapters
 
 format: $(STAMP)
-	$(RUFF) format $(RUFF_CONFIG) $(LINTED)
+	$(RUFF) format $(RUFF_CONFIG) code tests
+	$(RUFF) format $(RUFF_CONFIG) $(NB_WIDTH) chapters
 	$(RUFF) check --fix $(RUFF_CONFIG) $(LINTED)
 
 test: lint

@@ -30,7 +30,9 @@ def test_seed_everything_repeats_draws():
     a = torch.randn(3)
     gen = seed_everything(5)
     assert torch.equal(a, torch.randn(3))
-    assert torch.equal(torch.randn(2, generator=gen), torch.randn(2, generator=torch.Generator().manual_seed(5)))
+    assert torch.equal(
+        torch.randn(2, generator=gen), torch.randn(2, generator=torch.Generator().manual_seed(5))
+    )
 
 
 def test_seed_must_be_int():

@@ -145,7 +145,10 @@ def _run_cases(test_path, setup, answer):
     exec(answer, env)
     test = OKTestFile.from_file(str(test_path))
     test.run(env)
-    return [(case.name, case.hidden, result.passed) for case, result in zip(test.test_cases, test.test_case_results)]
+    return [
+        (case.name, case.hidden, result.passed)
+        for case, result in zip(test.test_cases, test.test_case_results)
+    ]
 
 
 def test_every_chapter_with_exercises_has_wrong_answers():
@@ -219,7 +222,10 @@ def test_grading_gives_full_partial_and_zero_scores(notebook, dist, tmp_path):
     assert possible == sum(points for _, points in questions(notebook))
     assert float(rows["correct.ipynb"]["total"]) == possible, rows["correct.ipynb"]
     partial_row = rows["partial.ipynb"]
-    assert float(partial_row[names[0]]) > 0 and float(partial_row[names[1]]) < dict(questions(notebook))[names[1]]
+    assert (
+        float(partial_row[names[0]]) > 0
+        and float(partial_row[names[1]]) < dict(questions(notebook))[names[1]]
+    )
     assert 0 < float(partial_row["total"]) < possible
     assert float(rows["untouched.ipynb"]["total"]) == 0
     assert rows["broken.ipynb"]["status"] == "rejected" and "not a notebook" in rows["broken.ipynb"]["error"]

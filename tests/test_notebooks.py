@@ -33,7 +33,11 @@ def test_every_chapter_notebook_is_in_the_table_of_contents():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_committed_without_outputs(path):
-    dirty = [i for i, c in enumerate(_cells(path)) if c["cell_type"] == "code" and (c["outputs"] or c["execution_count"])]
+    dirty = [
+        i
+        for i, c in enumerate(_cells(path))
+        if c["cell_type"] == "code" and (c["outputs"] or c["execution_count"])
+    ]
     assert not dirty, f"{path.name}: cells {dirty} carry outputs; run `nbstripout {path}`"
 
 
@@ -55,8 +59,15 @@ def test_claims_are_asserted_where_marked(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_glued_name_is_defined(path):
     cells = _cells(path)
-    glued = {m for c in cells if c["cell_type"] == "code" for m in re.findall(r"glue\(\s*\"(\w+)\"", _source(c))}
-    used = {m for c in cells if c["cell_type"] == "markdown" for m in re.findall(r"\{glue:\w+\}`(\w+)", _source(c))}
+    glued = {
+        m for c in cells if c["cell_type"] == "code" for m in re.findall(r"glue\(\s*\"(\w+)\"", _source(c))
+    }
+    used = {
+        m
+        for c in cells
+        if c["cell_type"] == "markdown"
+        for m in re.findall(r"\{glue:\w+\}`(\w+)", _source(c))
+    }
     assert not used - glued, f"{path.name}: markdown uses undefined glue names {sorted(used - glued)}"
 
 

@@ -10,7 +10,9 @@ from seqlab import plot  # noqa: E402
 
 
 def test_plot_curves_draws_each_curve():
-    ax = plot.plot_curves({"a": [1.0, 2.0, float("nan")], "b": ([1, 5, 9], torch.tensor([3.0, 2.0, 1.0]))}, logy=True)
+    ax = plot.plot_curves(
+        {"a": [1.0, 2.0, float("nan")], "b": ([1, 5, 9], torch.tensor([3.0, 2.0, 1.0]))}, logy=True
+    )
     assert len(ax.lines) == 2 and ax.get_yscale() == "log"
     assert len(ax.lines[0].get_xdata()) == 2  # the NaN is left out
     plt.close(ax.figure)

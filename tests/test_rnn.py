@@ -70,7 +70,7 @@ def test_step_jacobians_match_autograd(nonlinearity):
         product = torch.eye(4, dtype=torch.float64)
         for jacobian in factors[n]:
             product = jacobian @ product
-        full = torch.autograd.functional.jacobian(lambda h: layer(x[n : n + 1], h)[1], h0[n : n + 1])
+        full = torch.autograd.functional.jacobian(lambda h, n=n: layer(x[n : n + 1], h)[1], h0[n : n + 1])
         torch.testing.assert_close(product, full[0, :, 0, :])
 
 
@@ -112,7 +112,11 @@ def test_spectral_radius_is_set_exactly():
     [
         (lambda m: m(torch.randn(2, 4)), ValueError, r"\(N, T, E_in\)"),
         (lambda m: m(torch.randn(2, 4, 5)), ValueError, "E_in=3"),
-        (lambda m: m(torch.randn(2, 4, 3), torch.randn(3, 5)), ValueError, r"h0 must be \(N, E_h\) = \(2, 5\)"),
+        (
+            lambda m: m(torch.randn(2, 4, 3), torch.randn(3, 5)),
+            ValueError,
+            r"h0 must be \(N, E_h\) = \(2, 5\)",
+        ),
         (lambda m: m(torch.full((1, 2, 3), float("nan"))), ValueError, "NaN"),
         (lambda m: m(torch.randn(1, 0, 3)), ValueError, "T = 0"),
         (lambda m: m(torch.randn(1, 2, 3), impl="cuda"), ValueError, "impl"),

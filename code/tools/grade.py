@@ -84,7 +84,18 @@ def grade_one(path: Path, root: Path, known: dict[str, Chapter], timeout: float)
     row.possible = sum(points for _, points in info.questions)
     row.scores = {name: 0.0 for name, _ in info.questions}
     with tempfile.TemporaryDirectory() as out:
-        cmd = [sys.executable, "-m", "otter", "run", "--no-logo", "-a", str(info.zip_path), "-o", out, str(path)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "otter",
+            "run",
+            "--no-logo",
+            "-a",
+            str(info.zip_path),
+            "-o",
+            out,
+            str(path),
+        ]
         try:
             result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=out)
         except subprocess.TimeoutExpired:
@@ -119,7 +130,9 @@ def write_csv(rows: list[Row], known: dict[str, Chapter], out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("submissions", type=Path)
     parser.add_argument("--dist", type=Path, default=Path("dist"))
     parser.add_argument("--out", type=Path, default=Path("grades.csv"))

@@ -40,7 +40,9 @@ def assign(notebook: Path, out: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", type=Path, default=Path("dist"))
     parser.add_argument("--only", nargs="*", help="chapter names (file stems) to build; default all")
     args = parser.parse_args(argv)

@@ -24,7 +24,9 @@ BUDGET_S = 90
 
 def run(notebook: Path) -> float:
     nb = nbformat.read(notebook, as_version=4)
-    client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}})
+    client = NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}}
+    )
     start = time.perf_counter()
     client.execute()
     return time.perf_counter() - start

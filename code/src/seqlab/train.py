@@ -62,21 +62,19 @@ class History:
         return [s for s, _ in pairs], [v for _, v in pairs]
 
     def summary(self) -> str:
+        """One line: steps, time, loss (mean of the first and last ten steps), clipping, evals."""
         if not self.loss:
             return f"{self.label}: no steps taken"
         head = min(10, len(self.loss))
         first = sum(self.loss[:head]) / head
         last = sum(self.loss[-head:]) / head
-        text = (
-            f"{self.label}: {self.steps} steps in {self.seconds:.1f} s, "
-            f"loss {first:.4g} -> {last:.4g} (mean of first/last {head})"
-        )
+        text = f"{self.label}: {self.steps} steps, {self.seconds:.1f} s, loss {first:.3g} -> {last:.3g}"
         if any(self.clipped):
-            text += f", clipped {100 * sum(self.clipped) / len(self.clipped):.0f}% of steps"
+            text += f", clipped {100 * sum(self.clipped) / len(self.clipped):.0f}%"
         if self.evals:
             text += ", final " + ", ".join(f"{k} {v:.4g}" for k, v in self.evals[-1][1].items())
         if self.diverged:
-            text += f"; DIVERGED at step {self.diverged_at} (non-finite loss or gradient)"
+            text += f"; DIVERGED at step {self.diverged_at}"
         return text
 
     def __repr__(self) -> str:
