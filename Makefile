@@ -19,7 +19,7 @@ LINTED := code tests chapters
 # notebooks are formatted narrower, to fit the book's page without scrolling
 NB_WIDTH := --line-length 88
 
-.PHONY: help install test lint format book student grade timings clean
+.PHONY: help install test lint format book student grade timings bench clean
 
 help:
 	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions)"
@@ -27,6 +27,7 @@ help:
 	@echo "make student              student notebooks and autograder zips into dist/"
 	@echo "make grade SUBMISSIONS=D  grade every notebook under D into grades.csv"
 	@echo "make timings              run every chapter once and print seconds per notebook"
+	@echo "make bench                seqlab's paths against PyTorch's built-ins (a speed report)"
 	@echo "make lint | format | clean"
 
 install: $(STAMP)
@@ -64,6 +65,9 @@ grade: $(STAMP)
 
 timings: $(STAMP)
 	$(BIN)/python code/tools/timings.py
+
+bench: $(STAMP)
+	$(BIN)/python code/tools/bench.py
 
 clean:
 	rm -rf _build dist grades.csv .pytest_cache

@@ -106,3 +106,12 @@ def test_progress_switch(monkeypatch):
 
 def test_empty_history_summary():
     assert "no steps" in History().summary()
+
+
+def test_stop_when_ends_training_early():
+    model = nn.Linear(3, 1)
+    history = fit(model, _regression(), _mse, steps=1000, lr=0.05, device="cpu",
+                  eval_fn=lambda m: {"loss": _mse(m, _regression(64)).item()}, eval_every=20,
+                  stop_when=lambda metrics: metrics["loss"] < 1e-2)  # fmt: skip
+    assert history.stopped_early and history.steps < 1000 and history.evals[-1][1]["loss"] < 1e-2
+    assert "stopped early" in history.summary()

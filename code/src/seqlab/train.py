@@ -46,6 +46,7 @@ class History:
     evals: list[tuple[int, dict[str, float]]] = field(default_factory=list)
     seconds: float = 0.0
     diverged_at: int | None = None
+    stopped_early: bool = False
     label: str = "train"
 
     @property
@@ -73,6 +74,8 @@ class History:
             text += f", clipped {100 * sum(self.clipped) / len(self.clipped):.0f}%"
         if self.evals:
             text += ", final " + ", ".join(f"{k} {v:.4g}" for k, v in self.evals[-1][1].items())
+        if self.stopped_early:
+            text += " (target reached, stopped early)"
         if self.diverged:
             text += f"; DIVERGED at step {self.diverged_at}"
         return text
@@ -121,6 +124,7 @@ def fit(
     clip_norm: float | None = None,
     eval_fn: Callable[[nn.Module], dict[str, float]] | None = None,
     eval_every: int | None = None,
+    stop_when: Callable[[dict[str, float]], bool] | None = None,
     device: str | torch.device | None = None,
     seed: int = 0,
     progress: bool | None = None,
@@ -141,6 +145,8 @@ def fit(
         clip_norm: clip the global gradient norm to this value (None: no clipping).
         eval_fn: ``eval_fn(model) -> {metric: value}``, run under ``torch.no_grad`` in eval mode.
         eval_every: run ``eval_fn`` every this many steps (and always after the last step).
+        stop_when: ``stop_when(metrics) -> bool`` on each evaluation's metrics; True ends training
+            early (e.g. ``lambda m: m["accuracy"] >= 0.99``). ``history.stopped_early`` records it.
         device: where to train; None picks one with ``get_device()``.
         seed: seeds the minibatch order.
         progress: show a tqdm bar; None follows ``SEQLAB_PROGRESS``.
@@ -215,12 +221,15 @@ def fit(
             sched.step()
         if eval_every and step % eval_every == 0 and step != steps:
             evaluate(step)
+            if stop_when is not None and stop_when(history.evals[-1][1]):
+                history.stopped_early = True
+                break
         if step % 10 == 0:
             bar.set_postfix(loss=f"{loss_value:.4g}")
     bar.close()
     if history.diverged:
         log.warning("%s diverged at step %d: non-finite loss or gradient", label, history.diverged_at)
-    else:
+    elif not history.stopped_early:
         evaluate(history.steps)
     history.seconds = time.perf_counter() - start
     return history
