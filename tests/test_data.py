@@ -26,6 +26,7 @@ def test_generators_are_deterministic():
         lambda split, seed: data.sequence_task(400, 6, vocab=10, split=split, seed=seed),
         lambda split, seed: data.adding_task(300, 10, split=split, seed=seed),
         lambda split, seed: data.copy_memory_task(300, lag=4, k=3, split=split, seed=seed),
+        lambda split, seed: data.copy_memory_task(300, lag=6, k=1, noise=True, split=split, seed=seed),
     ],
 )
 def test_splits_never_overlap_even_across_seeds(make):
@@ -78,3 +79,12 @@ def test_copy_memory_split_does_not_depend_on_lag():
 def test_bad_arguments_are_clear_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_copy_memory_with_noise():
+    k, lag = 2, 6
+    x, y = data.copy_memory_task(50, lag=lag, k=k, n_symbols=5, noise=True, split="test", seed=1)
+    assert torch.equal(y[:, -k:], x[:, :k])
+    noise = x[:, k : k + lag]
+    assert int(noise.min()) >= 1 and int(noise.max()) <= 5 and len(set(noise.flatten().tolist())) > 1
+    assert torch.all(x[:, k + lag] == 6) and torch.all(x[:, k + lag + 1 :] == 0)

@@ -13,6 +13,7 @@ from course import ROOT, chapters, has_exercises
 # Which claims of the course's ledger each chapter asserts (a `# claim ID` comment on the cell).
 CLAIMS = {
     "rnn_gradients": ["G1", "G2", "G3", "G4", "G7"],
+    "lstm": ["G1", "G2", "G5", "G6"],
 }
 
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))

@@ -158,6 +158,7 @@ def copy_memory_task(
     lag: int,
     k: int = 5,
     n_symbols: int = 8,
+    noise: bool = False,
     split: str = "train",
     seed: int = 0,
 ) -> Example:
@@ -169,6 +170,11 @@ def copy_memory_task(
     ``k`` symbols. Every symbol must be recalled exactly ``k + lag`` steps after it was read, and
     the sequence length is ``T = 2k + lag``. Guessing gives an accuracy of ``1 / n_symbols`` on the
     recalled positions ``y[:, -k:]``.
+
+    With ``noise=True`` the ``lag`` waiting steps carry random symbols instead of blanks: the
+    network must hold on to the first ``k`` symbols and ignore everything after them. Every
+    example is then different, so even ``k = 1`` has disjoint splits of any size (with blanks
+    there are only ``n_symbols ** k`` distinct examples to share among the splits).
 
     Returns:
         ``Example(x, y)``, both ``(N, T)`` int64.
@@ -184,9 +190,13 @@ def copy_memory_task(
         x = torch.zeros(count, length, dtype=torch.long)
         y = torch.zeros(count, length, dtype=torch.long)
         x[:, :k] = symbols
+        if noise:
+            x[:, k : k + lag] = torch.randint(1, n_symbols + 1, (count, lag), generator=gen)
         x[:, k + lag] = delimiter
         y[:, -k:] = symbols
         return x, y
 
+    if noise:
+        return _draw(n, split, seed, make, lambda x, y: x.numpy().tobytes())
     # the split depends on the symbols only, so an example's split does not change with the lag
     return _draw(n, split, seed, make, lambda x, y: x[:k].numpy().tobytes())
