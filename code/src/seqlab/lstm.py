@@ -271,23 +271,24 @@ class _LSTMBPTT(torch.autograd.Function):
         i, f, g, o = acts.split(e, dim=-1)
         # local derivatives of every step at once, so the loop below is short
         d_c_from_h = o * (1 - tanh_c * tanh_c)  # dc_t / dh_t
-        local = torch.cat(
-            [g * i * (1 - i), cells[:-1] * f * (1 - f), i * (1 - g * g), tanh_c * o * (1 - o)], -1
-        )
-        local = local.view(steps, n, 4, e)
+        local_ifg = torch.cat([g * i * (1 - i), cells[:-1] * f * (1 - f), i * (1 - g * g)], -1)
+        local_ifg = local_ifg.view(steps, n, 3, e)  # dz_i/dc_t, dz_f/dc_t, dz_g/dc_t
+        local_o = tanh_c * o * (1 - o)  # dz_o / dh_t
         f = f.contiguous()
         dz = acts.new_empty(steps, n, four_e)
-        dh = d_h_last.clone() if d_h_last is not None else acts.new_zeros(n, e)
+        dz_ifg = dz[..., : 3 * e].view(steps, n, 3, e)
+        dz_o = dz[..., 3 * e :]
         dc = d_c_last.clone() if d_c_last is not None else acts.new_zeros(n, e)
         d_out = acts.new_zeros(steps, n, e) if d_out is None else d_out.transpose(0, 1).contiguous()
-        upstream = acts.new_empty(n, 4, e)  # (dc, dc, dc, dh) for the four gates
+        dh = d_out[-1] + d_h_last if d_h_last is not None else d_out[-1].clone()
         for t in range(steps - 1, -1, -1):
-            dh += d_out[t]
-            dc.addcmul_(dh, d_c_from_h[t])
-            upstream[:, :3] = dc.unsqueeze(1)
-            upstream[:, 3] = dh
-            torch.mul(local[t], upstream, out=dz[t].view(n, 4, e))
-            torch.mm(dz[t], weight_hh, out=dh)  # dL/dh_{t-1}
+            dc.addcmul_(dh, d_c_from_h[t])  # dh_t reaches c_t through h_t = o tanh(c_t)
+            torch.mul(local_ifg[t], dc.unsqueeze(1), out=dz_ifg[t])  # dz_i, dz_f, dz_g
+            torch.mul(local_o[t], dh, out=dz_o[t])  # dz_o
+            if t > 0:  # dL/dh_{t-1}: through the gates, plus what step t-1's own output sends
+                dh = torch.addmm(d_out[t - 1], dz[t], weight_hh)
+            else:
+                dh = dz[t] @ weight_hh
             dc.mul_(f[t])  # dL/dc_{t-1}: through the forget gate only
         d_weight_hh = dz.reshape(-1, four_e).T @ hs[:-1].reshape(-1, e)
         return dz.transpose(0, 1), dh, dc, d_weight_hh
