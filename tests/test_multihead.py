@@ -1,0 +1,127 @@
+import pytest
+import torch
+from torch import nn
+
+from seqlab.attention import scaled_dot_product_attention
+from seqlab.multihead import (
+    AttentionPooling,
+    MultiheadAttention,
+    UnequalHeadsAttention,
+    merge_heads,
+    split_heads,
+)
+
+TOLERANCE = {torch.float64: dict(atol=1e-12, rtol=1e-10), torch.float32: dict(atol=1e-5, rtol=1e-5)}
+
+
+def _pair(dtype, bias=True):
+    reference = nn.MultiheadAttention(8, 2, bias=bias, batch_first=True).to(dtype)
+    return reference, MultiheadAttention.from_torch(reference)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("masks", ["none", "padding", "attn", "both", "causal"])
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_equals_nn_multihead_attention(dtype, bias, masks, need_weights):
+    reference, ours = _pair(dtype, bias)
+    query = torch.randn(3, 4, 8, dtype=dtype, requires_grad=True)
+    memory = torch.randn(3, 6, 8, dtype=dtype, requires_grad=True)
+    kwargs = {}
+    if masks in ("padding", "both"):
+        kwargs["key_padding_mask"] = torch.tensor(
+            [[False] * 6, [False] * 4 + [True] * 2, [False] + [True] * 5]
+        )
+    if masks in ("attn", "both"):
+        kwargs["attn_mask"] = torch.rand(4, 6) > 0.7
+        kwargs["attn_mask"][:, 0] = (
+            False  # keep every row attendable: nn.MultiheadAttention gives NaN otherwise
+        )
+    if masks == "causal":
+        query = memory
+        kwargs["attn_mask"] = torch.ones(6, 6, dtype=torch.bool).triu(1)
+    out_ref, w_ref = reference(query, memory, memory, need_weights=need_weights, **kwargs)
+    out, w = ours(query, memory, memory, need_weights=need_weights, **kwargs)
+    torch.testing.assert_close(out, out_ref, **TOLERANCE[dtype])
+    if need_weights:
+        torch.testing.assert_close(w, w_ref, **TOLERANCE[dtype])
+    else:
+        assert w is None
+    grads_ref = torch.autograd.grad(out_ref.square().sum(), [query, memory, *reference.parameters()])
+    grads = torch.autograd.grad(out.square().sum(), [query, memory, *ours.parameters()])
+    for a, b in zip(grads, grads_ref, strict=True):
+        torch.testing.assert_close(a, b, **TOLERANCE[dtype])
+
+
+def test_per_head_weights_and_is_causal():
+    reference, ours = _pair(torch.float64)
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    causal = torch.ones(5, 5, dtype=torch.bool).triu(1)
+    _, w_ref = reference(x, x, x, attn_mask=causal, average_attn_weights=False)
+    _, w = ours(x, x, x, is_causal=True, average_attn_weights=False)
+    assert w.shape == (2, 2, 5, 5)
+    torch.testing.assert_close(w, w_ref)
+
+
+def test_fast_path_agrees_and_fully_masked_rows_are_zero():
+    _, ours = _pair(torch.float64)
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    padding = torch.zeros(2, 5, dtype=torch.bool)
+    padding[1] = True  # every key of sequence 1 is padding
+    slow, _ = ours(x, x, x, key_padding_mask=padding, need_weights=True)
+    fast, _ = ours(x, x, x, key_padding_mask=padding, need_weights=False, impl="torch")
+    torch.testing.assert_close(slow, fast)
+    expected = ours.out_proj.bias.expand(5, 8)  # zero attention output, then the output bias
+    torch.testing.assert_close(slow[1], expected)
+
+
+def test_split_and_merge_heads():
+    x = torch.randn(2, 3, 12)
+    heads = split_heads(x, 4)
+    assert heads.shape == (2, 4, 3, 3)
+    assert torch.equal(heads[:, 1], x[..., 3:6])
+    assert torch.equal(merge_heads(heads), x)
+    with pytest.raises(ValueError, match="divisible"):
+        split_heads(x, 5)
+
+
+def test_attention_pooling():
+    pool = AttentionPooling(6)
+    x = torch.randn(3, 4, 6)
+    mask = torch.tensor([[True] * 4, [True, True, False, False], [True, False, False, False]])
+    out, weights = pool(x, mask)
+    assert out.shape == (3, 6) and weights.shape == (3, 4)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(3))
+    assert torch.all(weights[~mask] == 0)
+    torch.testing.assert_close(out[2], pool.value(x[2, 0]))  # one key allowed: its value
+
+
+def test_unequal_heads_match_a_hand_computation():
+    layer = UnequalHeadsAttention(6, qk_dims=[2, 5], v_dims=[3, 1]).double()
+    x = torch.randn(2, 4, 6, dtype=torch.float64)
+    out, weights = layer(x, x)
+    assert out.shape == (2, 4, 6) and [w.shape for w in weights] == [(2, 4, 4)] * 2
+    heads = []
+    for i in range(2):
+        q, k, v = layer.q[i](x), layer.k[i](x), layer.v[i](x)
+        a = torch.softmax(q @ k.transpose(1, 2) / q.shape[-1] ** 0.5, dim=-1)
+        heads.append(a @ v)
+    torch.testing.assert_close(out, torch.cat(heads, -1) @ layer.out.weight.T)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="divisible"):
+        MultiheadAttention(10, 3)
+    _, ours = _pair(torch.float32)
+    x = torch.randn(2, 5, 8)
+    with pytest.raises(ValueError, match="E=8"):
+        ours(torch.randn(2, 5, 7), x, x)
+    with pytest.raises(ValueError, match=r"key_padding_mask must be \(N, S\) = \(2, 5\)"):
+        ours(x, x, x, key_padding_mask=torch.zeros(2, 4, dtype=torch.bool))
+    with pytest.raises(TypeError, match="bool"):
+        ours(x, x, x, attn_mask=torch.zeros(5, 5))
+    with pytest.raises(ValueError, match=r"\(L, S\)"):
+        ours(x, x, x, attn_mask=torch.zeros(4, 5, dtype=torch.bool))
+    with pytest.raises(ValueError, match="batch_first"):
+        MultiheadAttention.from_torch(nn.MultiheadAttention(8, 2))
+    assert scaled_dot_product_attention  # imported for the module under test
