@@ -13,13 +13,17 @@ import argparse
 import sys
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
+from seqlab.attention import scaled_dot_product_attention
 from seqlab.lstm import GRU, LSTM
+from seqlab.multihead import MultiheadAttention
 from seqlab.rnn import RNN
 from seqlab.timing import time_fn
 
 SIZES = [(32, 50, 32), (64, 50, 64), (64, 100, 64), (128, 50, 128)]  # (N, T, E)
+ATTENTION_SIZES = [(8, 4, 64, 32), (8, 8, 256, 64), (4, 8, 512, 64)]  # (N, H, T, D), self-attention
 LAYERS = [("RNN", nn.RNN, RNN), ("GRU", nn.GRU, GRU), ("LSTM", nn.LSTM, LSTM)]
 
 
@@ -48,7 +52,45 @@ def main(argv: list[str] | None = None) -> int:
             fast = time_fn(lambda o=ours, x=x: fwd_bwd(o, x, impl="torch"), repeats=args.repeats)
             print(f"| {name} | {n}, {t}, {e} | {1e3 * base:.2f} | {1e3 * scratch:.2f} | {scratch / base:.2f} "
                   f"| {1e3 * fast:.2f} | {fast / base:.2f} |")  # fmt: skip
+    attention(args.repeats)
     return 0
+
+
+def attention(repeats: int) -> None:
+    """Scaled dot-product and multi-head self-attention, causal mask, forward + backward."""
+    print()
+    print(
+        "| layer | N, H, T, D | built-in ms | seqlab torch ms | ratio | seqlab scratch ms | scratch ratio |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for n, h, t, d in ATTENTION_SIZES:
+        mask = torch.ones(t, t, dtype=torch.bool).tril()
+        q, k, v = (torch.randn(n, h, t, d, requires_grad=True) for _ in range(3))
+
+        def run_sdpa(fn, q=q, k=k, v=v, mask=mask):
+            fn(q, k, v, mask).sum().backward()
+
+        base = time_fn(
+            lambda: run_sdpa(lambda *a: F.scaled_dot_product_attention(*a[:3], attn_mask=a[3])), repeats
+        )
+        fast = time_fn(lambda: run_sdpa(lambda *a: scaled_dot_product_attention(*a, impl="torch")), repeats)
+        slow = time_fn(lambda: run_sdpa(lambda *a: scaled_dot_product_attention(*a, impl="scratch")), repeats)
+        print(f"| SDPA | {n}, {h}, {t}, {d} | {1e3 * base:.2f} | {1e3 * fast:.2f} | {fast / base:.2f} "
+              f"| {1e3 * slow:.2f} | {slow / base:.2f} |")  # fmt: skip
+
+        builtin = nn.MultiheadAttention(h * d, h, batch_first=True)
+        ours = MultiheadAttention.from_torch(builtin)
+        x = torch.randn(n, t, h * d, requires_grad=True)
+        ignore = ~mask  # nn.MultiheadAttention's meaning: True = ignore
+
+        def run_mha(module, x=x, ignore=ignore, **kwargs):
+            module(x, x, x, attn_mask=ignore, need_weights=False, **kwargs)[0].sum().backward()
+
+        base = time_fn(lambda b=builtin: run_mha(b), repeats)
+        fast = time_fn(lambda o=ours: run_mha(o, impl="torch"), repeats)
+        slow = time_fn(lambda o=ours: run_mha(o, impl="scratch"), repeats)
+        print(f"| MHA | {n}, {h}, {t}, {d} | {1e3 * base:.2f} | {1e3 * fast:.2f} | {fast / base:.2f} "
+              f"| {1e3 * slow:.2f} | {slow / base:.2f} |")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     n, t, e = x.shape
     if e % num_heads:
         raise ValueError(f"E = {e} is not divisible by the number of heads H = {num_heads}")
-    return x.view(n, t, num_heads, e // num_heads).transpose(1, 2)
+    return x.unflatten(-1, (num_heads, e // num_heads)).transpose(1, 2)
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
@@ -139,11 +139,15 @@ class MultiheadAttention(nn.Module):
             )
         n, length, _ = query.shape
         source = key.shape[1]
-        w_q, w_k, w_v = self.in_proj_weight.chunk(3)
-        b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
-        q = split_heads(F.linear(query, w_q, b_q), self.num_heads)  # (N, H, L, D)
-        k = split_heads(F.linear(key, w_k, b_k), self.num_heads)  # (N, H, S, D)
-        v = split_heads(F.linear(value, w_v, b_v), self.num_heads)  # (N, H, S, D)
+        if query is key and key is value:  # self-attention: one packed projection
+            q, k, v = F.linear(query, self.in_proj_weight, self.in_proj_bias).chunk(3, dim=-1)
+        else:
+            w_q, w_k, w_v = self.in_proj_weight.chunk(3)
+            b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None,) * 3
+            q, k, v = F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
+        q = split_heads(q, self.num_heads)  # (N, H, L, D)
+        k = split_heads(k, self.num_heads)  # (N, H, S, D)
+        v = split_heads(v, self.num_heads)  # (N, H, S, D)
         mask = self._mask(attn_mask, key_padding_mask, n, length, source, is_causal)
         impl = "scratch" if need_weights else (impl or self.impl)
         result = scaled_dot_product_attention(q, k, v, mask, impl=impl, return_weights=need_weights)
