@@ -147,6 +147,89 @@ def lstm_parameter_count(E_in, E_h):
 """,
         ],
     },
+    "self_attention": {
+        "masked_attention": [
+            # no 1 / sqrt(D) scaling
+            """
+def masked_attention(q, k, v, mask):
+    scores = (q @ k.transpose(-2, -1)).masked_fill(~mask, float("-inf"))
+    seen = mask.any(dim=-1, keepdim=True)
+    return scores.masked_fill(~seen, 0.0).softmax(dim=-1).masked_fill(~seen, 0.0) @ v
+""",
+            # the mask read the other way round
+            """
+def masked_attention(q, k, v, mask):
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(mask, float("-inf"))
+    return scores.softmax(dim=-1) @ v
+""",
+            # right, except that a fully masked row gives NaN
+            """
+def masked_attention(q, k, v, mask):
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(~mask, float("-inf"))
+    return scores.softmax(dim=-1) @ v
+""",
+        ],
+        "heads": [
+            # a reshape without the transpose mixes tokens into heads
+            """
+def to_heads(x, H):
+    N, T, E = x.shape
+    return x.reshape(N, H, T, E // H)
+
+
+def from_heads(x):
+    N, H, T, D = x.shape
+    return x.reshape(N, T, H * D)
+""",
+        ],
+        "causal": [
+            # the future instead of the past
+            """
+def causal(T):
+    return torch.ones(T, T, dtype=torch.bool).triu()
+""",
+            # j < i, as in the lecture notes: a token cannot see itself
+            """
+def causal(T):
+    return torch.ones(T, T, dtype=torch.bool).tril(-1)
+""",
+        ],
+    },
+    "positional_encoding": {
+        "sinusoidal_table": [
+            # sin and cos swapped
+            """
+def sinusoidal_table(T, E):
+    p = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    table = torch.zeros(T, E, dtype=torch.float64)
+    table[:, 0::2], table[:, 1::2] = torch.cos(p * w), torch.sin(p * w)
+    return table.float()
+""",
+            # exponent i / E instead of 2i / E
+            """
+def sinusoidal_table(T, E):
+    p = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+    w = 10000 ** (-torch.arange(E // 2, dtype=torch.float64) / E)
+    table = torch.zeros(T, E, dtype=torch.float64)
+    table[:, 0::2], table[:, 1::2] = torch.sin(p * w), torch.cos(p * w)
+    return table.float()
+""",
+        ],
+        "offset_distance": [
+            # the formula of the lecture notes, without the square
+            """
+def offset_distance_sq(k, E):
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    return float((4 * torch.sin(k * w / 2)).sum())
+""",
+            # every pair treated as the fastest one
+            """
+def offset_distance_sq(k, E):
+    return float(E / 2 * 4 * math.sin(k / 2) ** 2)
+""",
+        ],
+    },
 }
 
 
@@ -245,13 +328,18 @@ def test_each_test_case_passes_the_reference_and_rejects_a_wrong_answer(notebook
         assert all(rejected.values()), f"{question}: cases that accept every wrong answer: {rejected}"
 
 
-def _fill(student_nb, answers):
-    """A copy of the student notebook with the stubs of some questions replaced by ``answers``."""
+def _fill(student_nb, answers, names):
+    """A copy of the student notebook with the stubs of some questions replaced by ``answers``.
+
+    The student notebook keeps the tag ``solution`` on each question's answer cell, in the order
+    of the questions ``names``.
+    """
     nb = json.loads(Path(student_nb).read_text())
-    for cell in nb["cells"]:
-        for question, code in answers.items():
-            if cell["cell_type"] == "code" and re.search(rf"def {question}\(", _source(cell)):
-                cell["source"] = code.strip()
+    stubs = [c for c in nb["cells"] if "solution" in c.get("metadata", {}).get("tags", [])]
+    assert len(stubs) == len(names), f"{len(stubs)} answer cells for {len(names)} questions"
+    for cell, question in zip(stubs, names, strict=True):
+        if question in answers:
+            cell["source"] = answers[question].strip()
     return nb
 
 
@@ -263,8 +351,8 @@ def test_grading_gives_full_partial_and_zero_scores(notebook, dist, tmp_path):
     solutions = _solutions(notebook)
     submissions = tmp_path / "submissions"
     submissions.mkdir()
-    correct = _fill(student_nb, solutions)
-    partial = _fill(student_nb, {names[0]: solutions[names[0]], names[1]: WRONG[name][names[1]][0]})
+    correct = _fill(student_nb, solutions, names)
+    partial = _fill(student_nb, {names[0]: solutions[names[0]], names[1]: WRONG[name][names[1]][0]}, names)
     (submissions / "correct.ipynb").write_text(json.dumps(correct))
     (submissions / "partial.ipynb").write_text(json.dumps(partial))
     (submissions / "untouched.ipynb").write_bytes(student_nb.read_bytes())
