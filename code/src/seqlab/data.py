@@ -200,3 +200,90 @@ def copy_memory_task(
         return _draw(n, split, seed, make, lambda x, y: x.numpy().tobytes())
     # the split depends on the symbols only, so an example's split does not change with the lag
     return _draw(n, split, seed, make, lambda x, y: x[:k].numpy().tobytes())
+
+
+# --------------------------------------------------------------------------- text-to-text tasks
+# These return lists of (source, target) strings; seqlab.text turns them into padded tensors.
+
+DATE_FORMATS = ("full", "long", "medium", "d MMMM y", "EEE d MMM y", "MMMM d, y")
+DATE_LOCALES = ("en", "fr", "de", "es", "it")
+
+
+def _draw_pairs(n, split, seed, make, key) -> list[tuple[str, str]]:
+    """Draw (source, target) pairs with ``make(rng)`` until ``n`` fall in ``split`` by ``key``."""
+    import random
+
+    _check_common(n, split, seed)
+    rng = random.Random(seed * 1000 + SPLITS.index(split))
+    pairs: list[tuple[str, str]] = []
+    for _ in range(1000 * n + 10000):
+        source, target = make(rng)
+        if split_of(key(source, target).encode()) == split:
+            pairs.append((source, target))
+            if len(pairs) == n:
+                return pairs
+    raise RuntimeError(f"could not draw {n} pairs for split {split!r}; is the task too small?")
+
+
+def dates_task(
+    n: int,
+    split: str = "train",
+    seed: int = 0,
+    locales: tuple[str, ...] = DATE_LOCALES,
+    formats: tuple[str, ...] = DATE_FORMATS,
+    years: tuple[int, int] = (1950, 2049),
+) -> list[tuple[str, str]]:
+    """Human-readable dates in several languages, to ISO ``YYYY-MM-DD``.
+
+    Month and day names come from the Unicode CLDR data in Babel; every format spells the month
+    out and writes a four-digit year, so no source is ambiguous. The case is randomised (as
+    written, lower or upper). The alignment between source and target is nearly monotonic.
+    Splits are decided by the source string.
+
+    Returns:
+        ``n`` pairs such as ``("Tuesday, March 7, 2023", "2023-03-07")``.
+    """
+    import datetime
+
+    from babel.dates import format_date
+
+    first = datetime.date(years[0], 1, 1).toordinal()
+    last = datetime.date(years[1], 12, 31).toordinal()
+
+    def make(rng):
+        day = datetime.date.fromordinal(rng.randint(first, last))
+        text = format_date(day, rng.choice(formats), locale=rng.choice(locales))
+        case = rng.random()
+        text = text.lower() if case < 0.3 else text.upper() if case < 0.45 else text
+        return text, day.isoformat()
+
+    return _draw_pairs(n, split, seed, make, lambda source, target: source)
+
+
+def number_words_task(
+    n: int,
+    split: str = "train",
+    seed: int = 0,
+    source_lang: str = "en",
+    target_lang: str = "de",
+    max_value: int = 9999,
+) -> list[tuple[str, str]]:
+    """A number written in words in one language, to the same number in another (num2words).
+
+    English to German is the default: German puts the units before the tens
+    ("twenty-three" -> "dreiundzwanzig"), so attention must reorder. Splits are decided by the
+    number itself, so a test number never appears in training in any spelling.
+
+    Returns:
+        ``n`` pairs such as ``("twenty-three", "dreiundzwanzig")``.
+    """
+    from num2words import num2words
+
+    if max_value < 10:
+        raise ValueError(f"max_value must be at least 10, got {max_value}")
+
+    def make(rng):
+        value = rng.randint(0, max_value)
+        return num2words(value, lang=source_lang), num2words(value, lang=target_lang)
+
+    return _draw_pairs(n, split, seed, make, lambda source, target: f"{source_lang}:{source}")

@@ -1,0 +1,58 @@
+"""Scoring generated sequences: exact match, token accuracy, and corpus BLEU and chrF.
+
+BLEU and chrF come from sacrebleu, so the numbers are the standard, comparable ones. BLEU
+counts matching word n-grams (n = 1..4) against the reference with a brevity penalty; chrF
+counts character n-grams. Both are 0..100. For one-word outputs (a German number is one long
+word) word-level BLEU is harsh; ``tokenize="char"`` scores characters instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from .text import PAD
+
+__all__ = ["exact_match", "token_accuracy", "corpus_bleu", "corpus_chrf"]
+
+
+def _check_lists(predictions: Sequence[str], references: Sequence[str]) -> None:
+    if len(predictions) != len(references):
+        raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
+    if not predictions:
+        raise ValueError("nothing to score: the lists are empty")
+
+
+def exact_match(predictions: Sequence[str], references: Sequence[str]) -> float:
+    """Fraction of predictions equal to their reference, character for character."""
+    _check_lists(predictions, references)
+    return sum(p == r for p, r in zip(predictions, references, strict=True)) / len(references)
+
+
+def token_accuracy(predicted: torch.Tensor, target: torch.Tensor, pad_id: int = PAD) -> float:
+    """Fraction of non-padding target positions predicted right; ``predicted``, ``target`` (N, L)."""
+    if predicted.shape != target.shape:
+        raise ValueError(
+            f"predicted {tuple(predicted.shape)} and target {tuple(target.shape)} differ in shape"
+        )
+    real = target != pad_id
+    if not real.any():
+        raise ValueError("the target has no non-padding positions")
+    return ((predicted == target) & real).sum().item() / real.sum().item()
+
+
+def corpus_bleu(predictions: Sequence[str], references: Sequence[str], tokenize: str = "13a") -> float:
+    """Corpus BLEU (0..100) of ``predictions`` against one reference each, via sacrebleu."""
+    import sacrebleu
+
+    _check_lists(predictions, references)
+    return sacrebleu.corpus_bleu(list(predictions), [list(references)], tokenize=tokenize).score
+
+
+def corpus_chrf(predictions: Sequence[str], references: Sequence[str]) -> float:
+    """Corpus chrF (0..100), character n-gram F-score, via sacrebleu."""
+    import sacrebleu
+
+    _check_lists(predictions, references)
+    return sacrebleu.corpus_chrf(list(predictions), [list(references)]).score

@@ -1,0 +1,82 @@
+"""From strings to padded tensors and back: vocabularies, encoding, batching.
+
+The text tasks of ``seqlab.data`` are character-level: a ``Vocab`` maps each character to an id,
+with four special tokens at fixed ids (``PAD = 0``, ``BOS = 1``, ``EOS = 2``, ``UNK = 3``).
+``encode_pairs`` turns (source, target) pairs into the tensors a sequence-to-sequence model
+trains on::
+
+    src      (N, S)  source ids, padded with PAD
+    src_len  (N,)    true source lengths
+    tgt_in   (N, L)  BOS + target ids        (the decoder's input under teacher forcing)
+    tgt_out  (N, L)  target ids + EOS        (what the decoder must predict), padded with PAD
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+import torch
+
+__all__ = ["PAD", "BOS", "EOS", "UNK", "Vocab", "pad", "Seq2SeqBatch", "encode_pairs"]
+
+PAD, BOS, EOS, UNK = 0, 1, 2, 3
+SPECIALS = ("<pad>", "<bos>", "<eos>", "<unk>")
+
+
+class Vocab:
+    """A character vocabulary with the four special tokens first."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        chars = sorted({ch for text in texts for ch in text})
+        self.itos: list[str] = list(SPECIALS) + chars
+        self.stoi: dict[str, int] = {s: i for i, s in enumerate(self.itos)}
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def encode(self, text: str, bos: bool = False, eos: bool = False) -> list[int]:
+        """Ids of the characters of ``text`` (unknown ones as UNK), optionally framed by BOS/EOS."""
+        ids = [self.stoi.get(ch, UNK) for ch in text]
+        return ([BOS] if bos else []) + ids + ([EOS] if eos else [])
+
+    def decode(self, ids: Sequence[int] | torch.Tensor) -> str:
+        """The text of ``ids``, stopping at the first EOS and skipping PAD and BOS."""
+        if isinstance(ids, torch.Tensor):
+            ids = ids.tolist()
+        out = []
+        for i in ids:
+            if i == EOS:
+                break
+            if i in (PAD, BOS):
+                continue
+            out.append(self.itos[i] if 0 <= i < len(self.itos) else SPECIALS[UNK])
+        return "".join(out)
+
+
+def pad(sequences: Sequence[Sequence[int]], value: int = PAD) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-pad lists of ids into (N, T_max) int64, and return the (N,) lengths too."""
+    if not sequences:
+        raise ValueError("cannot pad an empty list of sequences")
+    lengths = torch.tensor([len(s) for s in sequences])
+    out = torch.full((len(sequences), int(lengths.max())), value, dtype=torch.long)
+    for row, seq in enumerate(sequences):
+        out[row, : len(seq)] = torch.as_tensor(seq, dtype=torch.long)
+    return out, lengths
+
+
+class Seq2SeqBatch(NamedTuple):
+    """Tensors for teacher-forced training; see the module docstring for the shapes."""
+
+    src: torch.Tensor
+    src_len: torch.Tensor
+    tgt_in: torch.Tensor
+    tgt_out: torch.Tensor
+
+
+def encode_pairs(pairs: Sequence[tuple[str, str]], src_vocab: Vocab, tgt_vocab: Vocab) -> Seq2SeqBatch:
+    """Encode (source, target) string pairs into padded tensors."""
+    src, src_len = pad([src_vocab.encode(s) for s, _ in pairs])
+    tgt_in, _ = pad([tgt_vocab.encode(t, bos=True) for _, t in pairs])
+    tgt_out, _ = pad([tgt_vocab.encode(t, eos=True) for _, t in pairs])
+    return Seq2SeqBatch(src, src_len, tgt_in, tgt_out)

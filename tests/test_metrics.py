@@ -1,0 +1,30 @@
+import pytest
+import torch
+
+from seqlab import metrics
+
+
+def test_exact_match_and_token_accuracy():
+    assert metrics.exact_match(["a", "b", "c"], ["a", "x", "c"]) == pytest.approx(2 / 3)
+    predicted = torch.tensor([[5, 6, 2], [7, 9, 9]])
+    target = torch.tensor([[5, 6, 2], [7, 2, 0]])  # 0 is padding
+    assert metrics.token_accuracy(predicted, target) == pytest.approx(4 / 5)
+
+
+def test_bleu_and_chrf_match_sacrebleu_conventions():
+    refs = ["the cat sat on the mat", "a dog barked"]
+    assert metrics.corpus_bleu(refs, refs) == pytest.approx(100)
+    assert metrics.corpus_chrf(refs, refs) == pytest.approx(100)
+    assert metrics.corpus_bleu(["the cat sat on a mat", "a dog barked"], refs) < 100
+    # a correct translation worded differently scores low: BLEU counts overlap, not meaning
+    assert metrics.corpus_bleu(["on the mat sat the cat"], ["the cat sat on the mat"]) < 50
+    assert metrics.corpus_bleu(["dreiundzwanzig"], ["dreiundzwanzig"], tokenize="char") == pytest.approx(100)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="2 predictions but 1 references"):
+        metrics.exact_match(["a", "b"], ["a"])
+    with pytest.raises(ValueError, match="empty"):
+        metrics.corpus_bleu([], [])
+    with pytest.raises(ValueError, match="shape"):
+        metrics.token_accuracy(torch.zeros(2, 3), torch.zeros(2, 2))

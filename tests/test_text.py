@@ -1,0 +1,59 @@
+import pytest
+import torch
+
+from seqlab import data, text
+
+
+def test_vocab_round_trip_and_specials():
+    vocab = text.Vocab(["abc", "cd"])
+    assert vocab.itos[:4] == ["<pad>", "<bos>", "<eos>", "<unk>"] and len(vocab) == 8
+    ids = vocab.encode("cab", bos=True, eos=True)
+    assert ids[0] == text.BOS and ids[-1] == text.EOS
+    assert vocab.decode(ids) == "cab"
+    assert vocab.decode(torch.tensor(ids + [text.PAD, 5])) == "cab"  # stops at EOS
+    assert vocab.encode("z") == [text.UNK]
+
+
+def test_pad_and_encode_pairs():
+    padded, lengths = text.pad([[5, 6, 7], [8]])
+    assert padded.tolist() == [[5, 6, 7], [8, 0, 0]] and lengths.tolist() == [3, 1]
+    src_vocab, tgt_vocab = text.Vocab(["ab"]), text.Vocab(["xy"])
+    batch = text.encode_pairs([("ab", "xyx"), ("b", "y")], src_vocab, tgt_vocab)
+    assert batch.src.shape == (2, 2) and batch.src_len.tolist() == [2, 1]
+    assert batch.tgt_in[:, 0].tolist() == [text.BOS, text.BOS]
+    assert batch.tgt_out[0, -1] == text.EOS and batch.tgt_out[1].tolist() == [
+        tgt_vocab.stoi["y"],
+        text.EOS,
+        0,
+        0,
+    ]
+    assert torch.equal(batch.tgt_in[0, 1:], batch.tgt_out[0, :-1])  # teacher forcing: shifted by one
+    with pytest.raises(ValueError, match="empty"):
+        text.pad([])
+
+
+def test_dates_task():
+    pairs = data.dates_task(200, split="train", seed=0)
+    assert len(pairs) == 200
+    for source, target in pairs:
+        year, month, day = target.split("-")
+        assert len(year) == 4 and year in source
+        assert 1950 <= int(year) <= 2049 and 1 <= int(month) <= 12
+    assert pairs == data.dates_task(200, split="train", seed=0)
+
+
+def test_number_words_task():
+    from num2words import num2words
+
+    value_of = {num2words(v, lang="en"): v for v in range(100)}
+    pairs = data.number_words_task(50, split="validation", seed=0, max_value=99)
+    for source, target in pairs:
+        assert target == num2words(value_of[source], lang="de")
+    assert num2words(23, lang="de") == "dreiundzwanzig"  # units before tens: attention must reorder
+
+
+def test_text_splits_never_overlap():
+    for make in (data.dates_task, data.number_words_task):
+        sources = {split: {s for s, _ in make(300, split=split, seed=3)} for split in data.SPLITS}
+        assert not sources["train"] & sources["test"] and not sources["train"] & sources["validation"]
+        assert not sources["validation"] & sources["test"]
