@@ -195,6 +195,33 @@ def causal(T):
 """,
         ],
     },
+    "lstmn": {
+        "intra_attention": [
+            # softmax over the batch instead of over the tape
+            """
+def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
+    query = x_t @ W_x.T + h_prev_summary @ W_s.T
+    return (torch.tanh(tape_h @ W_h.T + query.unsqueeze(1)) @ v).softmax(dim=0)
+""",
+            # the previous summary left out of the score
+            """
+def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
+    return (torch.tanh(tape_h @ W_h.T + (x_t @ W_x.T).unsqueeze(1)) @ v).softmax(dim=-1)
+""",
+        ],
+        "tape_summary": [
+            # the plain mean of the tape, ignoring the weights
+            """
+def tape_summary(weights, tape):
+    return tape.mean(dim=1)
+""",
+            # summed over the feature axis instead of the tape
+            """
+def tape_summary(weights, tape):
+    return (weights.unsqueeze(-1) * tape).sum(dim=2)
+""",
+        ],
+    },
     "positional_encoding": {
         "sinusoidal_table": [
             # sin and cos swapped

@@ -16,6 +16,7 @@ CLAIMS = {
     "lstm": ["G1", "G2", "G5", "G6"],
     "self_attention": ["S1", "S2", "S4", "S5", "S6", "S7", "S12", "S13", "S14", "S16"],
     "positional_encoding": ["S3", "S8", "S9", "S10", "S11"],
+    "lstmn": ["A9"],
 }
 
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))

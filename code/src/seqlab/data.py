@@ -287,3 +287,37 @@ def number_words_task(
         return num2words(value, lang=source_lang), num2words(value, lang=target_lang)
 
     return _draw_pairs(n, split, seed, make, lambda source, target: f"{source_lang}:{source}")
+
+
+def associative_recall_task(
+    n: int, pairs: int, n_keys: int = 16, n_values: int = 10, split: str = "train", seed: int = 0
+) -> Example:
+    """Associative recall: read key-value pairs, then a query key; output that key's value.
+
+    Tokens: values are ``0 .. n_values - 1``, keys ``n_values .. n_values + n_keys - 1``, and the
+    query marker is ``n_values + n_keys`` (vocabulary ``n_values + n_keys + 1``). A sequence is
+    ``k1 v1 k2 v2 ... kP vP ? kq`` with distinct keys, length ``T = 2 P + 2``; the target is the
+    value stored under ``kq``, which can sit anywhere in the sequence. A model needs memory it
+    can address by content, not only a summary of the recent past.
+
+    Returns:
+        ``Example(x, y)``: x (N, T) int64, y (N,) int64.
+    """
+    _check_common(n, split, seed)
+    if not 1 <= pairs <= n_keys or n_values < 2:
+        raise ValueError(f"need 1 <= pairs <= n_keys and n_values >= 2; got {pairs=}, {n_keys=}, {n_values=}")
+    marker = n_values + n_keys
+
+    def make(count: int, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        keys = torch.rand(count, n_keys, generator=gen).argsort(dim=1)[:, :pairs] + n_values  # distinct
+        values = torch.randint(0, n_values, (count, pairs), generator=gen)
+        pick = torch.randint(0, pairs, (count,), generator=gen)
+        rows = torch.arange(count)
+        x = torch.empty(count, 2 * pairs + 2, dtype=torch.long)
+        x[:, 0 : 2 * pairs : 2] = keys
+        x[:, 1 : 2 * pairs : 2] = values
+        x[:, -2] = marker
+        x[:, -1] = keys[rows, pick]
+        return x, values[rows, pick]
+
+    return _draw(n, split, seed, make, lambda x, y: x.numpy().tobytes())
