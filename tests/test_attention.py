@@ -84,3 +84,50 @@ def test_scale_is_applied():
 def test_bad_input(args, kwargs, error, message):
     with pytest.raises(error, match=message):
         sdpa(*args, **kwargs)
+
+
+from seqlab.attention import AttentionScore, gaussian_window, local_window, masked_softmax  # noqa: E402
+
+
+@pytest.mark.parametrize("kind", ["dot", "general", "concat", "additive"])
+def test_scratch_scores_equal_batched_scores(kind):
+    sizes = (6, 6) if kind == "dot" else (5, 7)
+    score = AttentionScore(kind, *sizes, attention_size=4).double()
+    query = torch.randn(2, 3, sizes[0], dtype=torch.float64)
+    keys = torch.randn(2, 4, sizes[1], dtype=torch.float64)
+    batched = score(query, keys)
+    assert batched.shape == (2, 3, 4)
+    torch.testing.assert_close(score(query, keys, impl="scratch"), batched)
+
+
+def test_score_formulas():
+    q, k = torch.randn(1, 1, 3), torch.randn(1, 2, 3)
+    torch.testing.assert_close(AttentionScore("dot", 3, 3)(q, k)[0, 0], k[0] @ q[0, 0])
+    general = AttentionScore("general", 3, 3)
+    torch.testing.assert_close(general(q, k)[0, 0], k[0] @ general.W.weight.T @ q[0, 0])
+    with pytest.raises(ValueError, match="query_size == key_size"):
+        AttentionScore("dot", 3, 4)
+    with pytest.raises(ValueError, match="kind"):
+        AttentionScore("cosine", 3, 3)
+
+
+def test_masked_softmax_rows():
+    scores = torch.randn(2, 3, requires_grad=True)
+    mask = torch.tensor([[True, False, True], [False, False, False]])
+    weights = masked_softmax(scores, mask)
+    torch.testing.assert_close(weights[0].sum(), torch.tensor(1.0))
+    assert weights[0, 1] == 0 and torch.all(weights[1] == 0)
+    weights.sum().backward()
+    assert torch.isfinite(scores.grad).all()
+
+
+def test_local_windows_are_exactly_zero_outside():
+    center = torch.tensor([[0.0, 4.0, 6.3]])
+    window = local_window(center, 10, 2)
+    assert window[0, 0].nonzero().flatten().tolist() == [0, 1, 2]
+    assert window[0, 1].nonzero().flatten().tolist() == [2, 3, 4, 5, 6]
+    assert window[0, 2].nonzero().flatten().tolist() == [5, 6, 7, 8]
+    weights = masked_softmax(torch.randn(1, 3, 10), window) * gaussian_window(center, 10, 2)
+    assert torch.all(weights[~window] == 0)
+    g = gaussian_window(torch.tensor([[4.0]]), 10, 2)[0, 0]
+    assert g[4] == 1 and abs(g[5].item() - torch.exp(torch.tensor(-0.5)).item()) < 1e-6  # sigma = D / 2 = 1

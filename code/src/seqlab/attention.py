@@ -10,6 +10,17 @@ Scaled dot-product attention (chapter "Self-attention and multi-head attention")
 ``F.scaled_dot_product_attention``. Masks follow seqlab's convention (bool, True = may attend,
 see ``seqlab.masks``). A query that may attend to no key at all gets an all-zero output and
 all-zero weights, never NaN, in both paths.
+
+The RNN attention chapters score a decoder state s against encoder states h_j in four ways
+(Luong et al. 2015; Bahdanau et al. 2015), all in ``AttentionScore``::
+
+    dot       e_j = s . h_j
+    general   e_j = s^T W h_j
+    concat    e_j = v^T tanh(W [s; h_j])          (Luong)
+    additive  e_j = v^T tanh(W s + U h_j)         (Bahdanau)
+
+and ``local_window`` / ``gaussian_window`` restrict them to a window of 2D + 1 source positions
+around an aligned position p (Luong's local-m and local-p attention).
 """
 
 from __future__ import annotations
@@ -21,7 +32,27 @@ import torch.nn.functional as F
 
 from .masks import check_mask
 
-__all__ = ["scaled_dot_product_attention"]
+__all__ = [
+    "scaled_dot_product_attention",
+    "masked_softmax",
+    "AttentionScore",
+    "local_window",
+    "gaussian_window",
+]
+
+
+def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Softmax over the last axis, restricted to ``mask`` (True = may attend).
+
+    Masked entries get weight exactly 0; a row with no allowed entry gets all zeros (and a
+    finite gradient), never NaN.
+    """
+    if mask is None:
+        return scores.softmax(dim=-1)
+    check_mask(mask)
+    scores = scores.masked_fill(~mask, float("-inf"))
+    seen = mask.any(dim=-1, keepdim=True)
+    return scores.masked_fill(~seen, 0.0).softmax(dim=-1).masked_fill(~seen, 0.0)
 
 
 def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
@@ -80,14 +111,101 @@ def scaled_dot_product_attention(
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
 
     scores = (q @ k.transpose(-2, -1)) * scale  # (..., L, S)
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-        # a row with no allowed key would be softmax(-inf, ..., -inf) = NaN: give it finite
-        # scores here and zero weights below, so neither the output nor the gradient is NaN
-        seen = mask.any(dim=-1, keepdim=True)
-        scores = scores.masked_fill(~seen, 0.0)
-        weights = scores.softmax(dim=-1).masked_fill(~seen, 0.0)
-    else:
-        weights = scores.softmax(dim=-1)
+    weights = masked_softmax(scores, mask)  # a row with no allowed key gets zeros, not NaN
     out = weights @ v
     return (out, weights) if return_weights else out
+
+
+SCORES = ("dot", "general", "concat", "additive")
+
+
+class AttentionScore(torch.nn.Module):
+    """Alignment scores e (N, L, S) of queries (N, L, E_q) against keys (N, S, E_k).
+
+    Args:
+        kind: ``"dot"``, ``"general"``, ``"concat"`` or ``"additive"`` (see the module docstring).
+        query_size, key_size: E_q and E_k (equal for ``"dot"``).
+        attention_size: width of the hidden layer of ``"concat"`` and ``"additive"``.
+    """
+
+    def __init__(self, kind: str, query_size: int, key_size: int, attention_size: int | None = None) -> None:
+        super().__init__()
+        if kind not in SCORES:
+            raise ValueError(f"kind must be one of {SCORES}, got {kind!r}")
+        if kind == "dot" and query_size != key_size:
+            raise ValueError(f"dot scores need query_size == key_size, got {query_size} and {key_size}")
+        self.kind = kind
+        a = attention_size or key_size
+        if kind == "general":
+            self.W = torch.nn.Linear(key_size, query_size, bias=False)  # s^T W h = s . (W h)
+        elif kind == "concat":
+            self.W = torch.nn.Linear(query_size + key_size, a, bias=False)
+            self.v = torch.nn.Linear(a, 1, bias=False)
+        elif kind == "additive":
+            self.W = torch.nn.Linear(query_size, a, bias=False)
+            self.U = torch.nn.Linear(key_size, a)
+            self.v = torch.nn.Linear(a, 1, bias=False)
+
+    def forward(self, query: torch.Tensor, keys: torch.Tensor, impl: str = "batched") -> torch.Tensor:
+        """Scores (N, L, S). ``impl="scratch"`` loops over the keys one by one, as the equations
+        read; ``impl="batched"`` computes all at once. Both give the same numbers."""
+        if query.dim() != 3 or keys.dim() != 3 or query.shape[0] != keys.shape[0]:
+            raise ValueError(
+                "query must be (N, L, E_q) and keys (N, S, E_k), "
+                f"got {tuple(query.shape)}, {tuple(keys.shape)}"
+            )
+        if impl == "scratch":
+            return torch.stack([self._score_one(query, keys[:, j]) for j in range(keys.shape[1])], dim=-1)
+        if impl != "batched":
+            raise ValueError(f"impl must be 'scratch' or 'batched', got {impl!r}")
+        if self.kind == "dot":
+            return query @ keys.transpose(1, 2)
+        if self.kind == "general":
+            return query @ self.W(keys).transpose(1, 2)
+        if self.kind == "concat":
+            w_q, w_k = self.W.weight.split(
+                [query.shape[-1], keys.shape[-1]], dim=1
+            )  # W [s; h] = W_q s + W_k h
+            hidden = torch.tanh((query @ w_q.T).unsqueeze(2) + (keys @ w_k.T).unsqueeze(1))  # (N, L, S, A)
+            return self.v(hidden).squeeze(-1)
+        hidden = torch.tanh(self.W(query).unsqueeze(2) + self.U(keys).unsqueeze(1))  # (N, L, S, A)
+        return self.v(hidden).squeeze(-1)
+
+    def _score_one(self, s: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """e_j for one key h (N, E_k) and every query s (N, L, E_q): (N, L)."""
+        h = h.unsqueeze(1).expand(-1, s.shape[1], -1)  # (N, L, E_k)
+        if self.kind == "dot":
+            return (s * h).sum(-1)
+        if self.kind == "general":
+            return (s * self.W(h)).sum(-1)
+        if self.kind == "concat":
+            return self.v(torch.tanh(self.W(torch.cat([s, h], dim=-1)))).squeeze(-1)
+        return self.v(torch.tanh(self.W(s) + self.U(h))).squeeze(-1)
+
+
+def local_window(center: torch.Tensor, source_length: int, half_width: int) -> torch.Tensor:
+    """Bool mask (N, L, S): True at source positions within ``half_width`` of ``center`` (N, L).
+
+    Luong's local attention looks only at [p_t - D, p_t + D]; ``center`` is p_t (an integer
+    position t for local-m, a predicted real position for local-p) and ``half_width`` is D.
+    """
+    if half_width < 0:
+        raise ValueError(f"half_width D must be >= 0, got {half_width}")
+    positions = torch.arange(
+        source_length,
+        device=center.device,
+        dtype=center.dtype if center.is_floating_point() else torch.float32,
+    )
+    return (positions - center.unsqueeze(-1)).abs() <= half_width
+
+
+def gaussian_window(center: torch.Tensor, source_length: int, half_width: int) -> torch.Tensor:
+    """exp(-(s - p_t)^2 / (2 sigma^2)) with sigma = D / 2, for every source position s: (N, L, S).
+
+    Local-p multiplies its window's attention weights by this, favouring positions near p_t.
+    """
+    if half_width < 1:
+        raise ValueError(f"half_width D must be >= 1 for a Gaussian window, got {half_width}")
+    positions = torch.arange(source_length, device=center.device, dtype=torch.float32)
+    sigma = half_width / 2
+    return torch.exp(-((positions - center.unsqueeze(-1)) ** 2) / (2 * sigma**2))

@@ -1,0 +1,89 @@
+import pytest
+import torch
+
+from seqlab.decoding import beam_search, greedy
+from seqlab.seq2seq import Seq2Seq
+from seqlab.text import BOS
+
+CONFIGS = [
+    dict(attention=None),
+    dict(attention="additive", style="bahdanau"),
+    dict(attention="dot", style="luong"),
+    dict(attention="general", style="luong", input_feeding=True),
+    dict(attention="concat", style="luong", window=("local-m", 2)),
+    dict(attention="general", style="luong", window=("local-p", 2)),
+]
+
+
+def _batch():
+    src = torch.randint(4, 12, (3, 7))
+    src_len = torch.tensor([7, 4, 2])
+    src[1, 4:], src[2, 2:] = 0, 0
+    tgt_in = torch.randint(4, 10, (3, 5))
+    tgt_in[:, 0] = BOS
+    return src, src_len, tgt_in
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_shapes_padding_and_teacher_forcing_equals_stepping(config):
+    torch.manual_seed(0)
+    model = Seq2Seq(12, 10, embed_size=8, hidden_size=16, **config).eval()
+    src, src_len, tgt_in = _batch()
+    logits, attention = model(src, src_len, tgt_in)
+    assert logits.shape == (3, 5, 10)
+    if config["attention"] is None:
+        assert attention is None
+    else:
+        assert attention.shape == (3, 5, 7)
+        assert torch.all(attention[1, :, 4:] == 0) and torch.all(attention[2, :, 2:] == 0)  # padding unread
+        if "window" not in config:
+            torch.testing.assert_close(attention.sum(-1), torch.ones(3, 5))
+    state = model.encode(src, src_len)
+    for t in range(5):  # the step function used by decoding gives the same logits
+        step_logits, state, _ = model.step(tgt_in[:, t], state)
+        torch.testing.assert_close(step_logits, logits[:, t])
+
+
+def test_local_m_window_is_exactly_zero_outside():
+    torch.manual_seed(1)
+    model = Seq2Seq(12, 10, embed_size=8, hidden_size=16, attention="dot", style="luong", window=("local-m", 1))
+    src, src_len, tgt_in = _batch()
+    _, attention = model(src, src_len, tgt_in)
+    for t in range(5):  # step t looks at source positions t-1 .. t+1 only
+        outside = [s for s in range(7) if abs(s - t) > 1]
+        assert torch.all(attention[:, t, outside] == 0)
+
+
+def test_source_changes_reach_the_decoder_and_gradients_flow():
+    torch.manual_seed(2)
+    model = Seq2Seq(12, 10, embed_size=8, hidden_size=16, attention="additive")
+    src, src_len, tgt_in = _batch()
+    logits, _ = model(src, src_len, tgt_in)
+    changed = src.clone()
+    changed[0, 0] = 4 if src[0, 0] != 4 else 5
+    assert not torch.allclose(model(changed, src_len, tgt_in)[0][0], logits[0])
+    logits.sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
+
+
+def test_decoding_with_the_model_step():
+    torch.manual_seed(3)
+    model = Seq2Seq(12, 10, embed_size=8, hidden_size=16, attention="general", style="luong", input_feeding=True)
+    src, src_len, _ = _batch()
+    out = greedy(model.decoder_step(), model.encode(src, src_len), batch_size=3, max_len=6)
+    assert out.shape[0] == 3 and out.shape[1] <= 6
+    state = model.encode(src[:1], src_len[:1])
+    hypotheses = beam_search(model.decoder_step(), state, beam_size=3, max_len=6, alpha=1.0)
+    assert 1 <= len(hypotheses) <= 3
+
+
+def test_bad_configurations_and_inputs():
+    with pytest.raises(ValueError, match="style"):
+        Seq2Seq(5, 5, style="vaswani")
+    with pytest.raises(ValueError, match="luong"):
+        Seq2Seq(5, 5, attention="dot", style="bahdanau", input_feeding=True)
+    with pytest.raises(ValueError, match="window"):
+        Seq2Seq(5, 5, attention="dot", style="luong", window=("local-x", 2))
+    model = Seq2Seq(12, 10, embed_size=8, hidden_size=16)
+    with pytest.raises(ValueError, match="src_len must lie"):
+        model.encode(torch.ones(2, 3, dtype=torch.long), torch.tensor([3, 4]))
