@@ -17,6 +17,7 @@ CLAIMS = {
     "self_attention": ["S1", "S2", "S4", "S5", "S6", "S7", "S12", "S13", "S14", "S16"],
     "positional_encoding": ["S3", "S8", "S9", "S10", "S11"],
     "lstmn": ["A9"],
+    "seq2seq": ["A1", "A2", "A3"],
 }
 
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))

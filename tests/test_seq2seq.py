@@ -46,7 +46,9 @@ def test_shapes_padding_and_teacher_forcing_equals_stepping(config):
 
 def test_local_m_window_is_exactly_zero_outside():
     torch.manual_seed(1)
-    model = Seq2Seq(12, 10, embed_size=8, hidden_size=16, attention="dot", style="luong", window=("local-m", 1))
+    model = Seq2Seq(
+        12, 10, embed_size=8, hidden_size=16, attention="dot", style="luong", window=("local-m", 1)
+    )
     src, src_len, tgt_in = _batch()
     _, attention = model(src, src_len, tgt_in)
     for t in range(5):  # step t looks at source positions t-1 .. t+1 only
@@ -68,7 +70,9 @@ def test_source_changes_reach_the_decoder_and_gradients_flow():
 
 def test_decoding_with_the_model_step():
     torch.manual_seed(3)
-    model = Seq2Seq(12, 10, embed_size=8, hidden_size=16, attention="general", style="luong", input_feeding=True)
+    model = Seq2Seq(
+        12, 10, embed_size=8, hidden_size=16, attention="general", style="luong", input_feeding=True
+    )
     src, src_len, _ = _batch()
     out = greedy(model.decoder_step(), model.encode(src, src_len), batch_size=3, max_len=6)
     assert out.shape[0] == 3 and out.shape[1] <= 6
