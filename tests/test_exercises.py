@@ -264,6 +264,33 @@ def brevity_penalty(c, r):
 """,
         ],
     },
+    "bahdanau": {
+        "additive_scores": [
+            # the tanh forgotten
+            """
+def additive_scores(s, h, W, U, v):
+    return ((s @ W.T).unsqueeze(1) + h @ U.T) @ v
+""",
+            # tanh applied after the projection by v
+            """
+def additive_scores(s, h, W, U, v):
+    return torch.tanh(((s @ W.T).unsqueeze(1) + h @ U.T) @ v)
+""",
+        ],
+        "context_vector": [
+            # the mask ignored
+            """
+def context_vector(scores, h, mask):
+    return (scores.softmax(dim=-1).unsqueeze(-1) * h).sum(dim=1)
+""",
+            # padding zeroed after the softmax, without renormalising
+            """
+def context_vector(scores, h, mask):
+    alpha = scores.softmax(dim=-1) * mask
+    return (alpha.unsqueeze(-1) * h).sum(dim=1)
+""",
+        ],
+    },
     "positional_encoding": {
         "sinusoidal_table": [
             # sin and cos swapped

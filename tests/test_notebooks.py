@@ -18,6 +18,7 @@ CLAIMS = {
     "positional_encoding": ["S3", "S8", "S9", "S10", "S11"],
     "lstmn": ["A9"],
     "seq2seq": ["A1", "A2", "A3"],
+    "bahdanau": ["A4", "A7", "A8"],
 }
 
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
