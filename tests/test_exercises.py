@@ -291,6 +291,42 @@ def context_vector(scores, h, mask):
 """,
         ],
     },
+    "luong": {
+        "general_scores": [
+            # W transposed (s^T W^T h): the shapes agree only when W is square
+            """
+def general_scores(s, h, W):
+    return ((s @ W.T).unsqueeze(1) * h).sum(-1)
+""",
+            # the dot score, W forgotten
+            """
+def general_scores(s, h, W):
+    return (s.unsqueeze(1) * h[..., : s.shape[1]]).sum(-1)
+""",
+        ],
+        "local_p_weights": [
+            # sigma = D instead of D / 2
+            """
+def local_p_weights(scores, center, D):
+    distance = torch.arange(scores.shape[1]).float() - center.unsqueeze(1)
+    alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+    return alpha * torch.exp(-(distance**2) / (2 * D**2))
+""",
+            # the softmax taken over every position, then cut to the window
+            """
+def local_p_weights(scores, center, D):
+    distance = torch.arange(scores.shape[1]).float() - center.unsqueeze(1)
+    alpha = scores.softmax(dim=-1) * (distance.abs() <= D)
+    return alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+""",
+            # the Gaussian without the window: positions far away keep a tiny weight
+            """
+def local_p_weights(scores, center, D):
+    distance = torch.arange(scores.shape[1]).float() - center.unsqueeze(1)
+    return scores.softmax(dim=-1) * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+""",
+        ],
+    },
     "positional_encoding": {
         "sinusoidal_table": [
             # sin and cos swapped

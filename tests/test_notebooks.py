@@ -19,6 +19,7 @@ CLAIMS = {
     "lstmn": ["A9"],
     "seq2seq": ["A1", "A2", "A3"],
     "bahdanau": ["A4", "A7", "A8"],
+    "luong": ["A5", "A6"],
 }
 
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))

@@ -56,6 +56,23 @@ def test_local_m_window_is_exactly_zero_outside():
         assert torch.all(attention[:, t, outside] == 0)
 
 
+def test_local_p_window_is_exactly_zero_outside_its_predicted_centre():
+    torch.manual_seed(4)
+    model = Seq2Seq(
+        12, 10, embed_size=8, hidden_size=16, attention="general", style="luong", window=("local-p", 2)
+    )
+    src, src_len, tgt_in = _batch()
+    state = model.encode(src, src_len)
+    positions = torch.arange(src.shape[1]).float()
+    for t in range(tgt_in.shape[1]):
+        _, state, weights = model.step(tgt_in[:, t], state)  # weights (N, S)
+        center = state["center"]  # (N,) the predicted p_t, within [0, S_n]
+        assert ((center >= 0) & (center <= src_len.float())).all()
+        outside = (positions - center.unsqueeze(1)).abs() > 2
+        assert torch.all(weights[outside] == 0) and (weights[~outside] >= 0).all()
+        assert (weights.sum(-1) <= 1 + 1e-6).all()  # a softmax times a Gaussian of peak 1
+
+
 def test_source_changes_reach_the_decoder_and_gradients_flow():
     torch.manual_seed(2)
     model = Seq2Seq(12, 10, embed_size=8, hidden_size=16, attention="additive")

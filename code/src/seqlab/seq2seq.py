@@ -101,12 +101,15 @@ class Seq2Seq(nn.Module):
         return state
 
     # ------------------------------------------------------------------ one decoder step
-    def _attend(self, query: torch.Tensor, state: dict) -> tuple[torch.Tensor, torch.Tensor]:
-        """Context (N, E_h) and weights (N, S) of one query (N, E_h) over the encoder states."""
+    def _attend(
+        self, query: torch.Tensor, state: dict
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """Context (N, E_h), weights (N, S) and window centre p_t (N,) or None, of one query
+        (N, E_h) over the encoder states."""
         enc_out, mask = state["enc_out"], state["mask"]
         scores = self.score(query.unsqueeze(1), enc_out)  # (N, 1, S)
         allowed = mask.unsqueeze(1)
-        gauss = None
+        gauss = center = None
         if self.window is not None:
             kind, half = self.window[0], int(self.window[1])
             if kind == "local-m":
@@ -119,11 +122,12 @@ class Seq2Seq(nn.Module):
         if gauss is not None:
             weights = weights * gauss
         context = (weights @ enc_out).squeeze(1)  # (N, E_h)
-        return context, weights.squeeze(1)
+        return context, weights.squeeze(1), None if center is None else center.squeeze(1)
 
     def step(self, tokens: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict, torch.Tensor | None]:
         """One decoder step: ``tokens`` (N,) the previous output token.
 
+        With a local window, the new state's ``"center"`` (N,) is this step's p_t.
         Returns ``(logits (N, V), new_state, attention weights (N, S) or None)``.
         """
         x = self.tgt_embed(tokens)  # (N, E_emb)
@@ -133,13 +137,15 @@ class Seq2Seq(nn.Module):
             s = self.decoder(x, state["s"])
             hidden = s
         elif self.style == "bahdanau":
-            context, weights = self._attend(state["s"], state)  # from s_{t-1}
+            context, weights, _ = self._attend(state["s"], state)  # from s_{t-1}
             s = self.decoder(torch.cat([x, context], dim=-1), state["s"])
             hidden = s
         else:
             inputs = torch.cat([x, state["feed"]], dim=-1) if self.input_feeding else x
             s = self.decoder(inputs, state["s"])
-            context, weights = self._attend(s, state)  # from s_t
+            context, weights, center = self._attend(s, state)  # from s_t
+            if center is not None:
+                new["center"] = center  # p_t, the window's centre: (N,)
             hidden = torch.tanh(self.combine(torch.cat([context, s], dim=-1)))  # h~_t
             if self.input_feeding:
                 new["feed"] = hidden
