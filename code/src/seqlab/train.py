@@ -22,7 +22,15 @@ from torch import nn
 
 from .device import get_device
 
-__all__ = ["History", "fit", "progress_enabled", "clip_grad_norm"]
+__all__ = [
+    "History",
+    "fit",
+    "progress_enabled",
+    "clip_grad_norm",
+    "warmup_inverse_sqrt",
+    "warmup_scheduler",
+    "label_smoothed_cross_entropy",
+]
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +106,51 @@ def clip_grad_norm(parameters: Sequence[torch.Tensor], max_norm: float) -> float
         for g in grads:
             g.mul_(max_norm / total)
     return total.item()
+
+
+def warmup_inverse_sqrt(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
+    """The Transformer's learning rate at ``step`` (counting from 1):
+    ``factor * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)``.
+
+    It rises linearly for ``warmup`` steps, peaks at ``factor / sqrt(d_model * warmup)``, then
+    decays as 1 / sqrt(step).
+    """
+    if step < 1 or warmup < 1 or d_model < 1:
+        raise ValueError(f"step, warmup and d_model must be >= 1, got {step=}, {warmup=}, {d_model=}")
+    return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+def warmup_scheduler(d_model: int, warmup: int, factor: float = 1.0):
+    """``optimizer -> LambdaLR`` following ``warmup_inverse_sqrt``, for ``fit(scheduler=...)``.
+
+    Use it with ``lr=1.0`` so that the schedule gives the learning rate itself.
+    """
+    return lambda opt: torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda done: warmup_inverse_sqrt(done + 1, d_model, warmup, factor)
+    )
+
+
+def label_smoothed_cross_entropy(
+    logits: torch.Tensor, target: torch.Tensor, smoothing: float = 0.1, ignore_index: int = -100
+) -> torch.Tensor:
+    """Cross-entropy against ``(1 - smoothing) * one_hot(target) + smoothing / V``, averaged over
+    the targets that are not ``ignore_index``.
+
+    ``logits`` (M, V), ``target`` (M,). Equals ``F.cross_entropy(..., label_smoothing=smoothing)``.
+    """
+    if logits.dim() != 2 or target.shape != logits.shape[:1]:
+        raise ValueError(
+            f"logits must be (M, V) and target (M,), got {tuple(logits.shape)}, {tuple(target.shape)}"
+        )
+    if not 0 <= smoothing < 1:
+        raise ValueError(f"smoothing must lie in [0, 1), got {smoothing}")
+    keep = target != ignore_index
+    if not keep.any():
+        raise ValueError("every target is ignore_index: the loss is undefined")
+    log_p = logits[keep].log_softmax(dim=-1)  # (M', V)
+    nll = -log_p.gather(1, target[keep].unsqueeze(1)).squeeze(1)  # -log p(target)
+    uniform = -log_p.mean(dim=-1)  # cross-entropy against the uniform distribution
+    return ((1 - smoothing) * nll + smoothing * uniform).mean()
 
 
 def _make_optimizer(optimizer, params, lr: float) -> torch.optim.Optimizer:

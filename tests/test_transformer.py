@@ -1,0 +1,176 @@
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from seqlab.decoding import beam_search, greedy
+from seqlab.masks import causal_mask
+from seqlab.train import label_smoothed_cross_entropy, warmup_inverse_sqrt, warmup_scheduler
+from seqlab.transformer import DecoderLayer, EncoderLayer, Transformer, count_parameters
+
+E, H, FF = 16, 4, 32
+
+
+def _grads(module):
+    return {name: p.grad.clone() for name, p in module.named_parameters()}
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_encoder_layer_equals_torch_forward_and_gradients(norm_first):
+    torch.manual_seed(0)
+    ref = nn.TransformerEncoderLayer(E, H, FF, dropout=0.0, batch_first=True, norm_first=norm_first)
+    ours = EncoderLayer.from_torch(ref)
+    x = torch.randn(3, 7, E)
+    pad = torch.tensor([[False] * 7, [False] * 5 + [True] * 2, [False] * 2 + [True] * 5])
+    out_ref, out = ref(x, src_key_padding_mask=pad), ours(x, src_key_padding_mask=pad)
+    real = ~pad
+    torch.testing.assert_close(out[real], out_ref[real], atol=1e-5, rtol=1e-5)
+    out_ref[real].square().sum().backward()
+    out[real].square().sum().backward()
+    grads = _grads(ref)
+    for name, g in _grads(ours).items():
+        torch.testing.assert_close(g, grads[name], atol=1e-4, rtol=1e-4, msg=name)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_decoder_layer_equals_torch_forward_and_gradients(norm_first):
+    torch.manual_seed(1)
+    ref = nn.TransformerDecoderLayer(E, H, FF, dropout=0.0, batch_first=True, norm_first=norm_first)
+    ours = DecoderLayer.from_torch(ref)
+    y, memory = torch.randn(2, 5, E), torch.randn(2, 6, E)
+    memory_pad = torch.tensor([[False] * 6, [False] * 3 + [True] * 3])
+    mask = ~causal_mask(5)  # torch's meaning: True = ignore
+    out_ref = ref(y, memory, tgt_mask=mask, memory_key_padding_mask=memory_pad)
+    out = ours(y, memory, tgt_mask=mask, memory_key_padding_mask=memory_pad)
+    torch.testing.assert_close(out, out_ref, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(ours(y, memory, tgt_is_causal=True, memory_key_padding_mask=memory_pad), out)
+    out_ref.square().sum().backward()
+    out.square().sum().backward()
+    grads = _grads(ref)
+    for name, g in _grads(ours).items():
+        torch.testing.assert_close(g, grads[name], atol=1e-4, rtol=1e-4, msg=name)
+
+
+def test_from_torch_rejects_what_it_cannot_copy():
+    with pytest.raises(ValueError, match="batch_first"):
+        EncoderLayer.from_torch(nn.TransformerEncoderLayer(E, H, FF, batch_first=False))
+    with pytest.raises(ValueError, match="relu"):
+        DecoderLayer.from_torch(nn.TransformerDecoderLayer(E, H, FF, batch_first=True, activation="gelu"))
+
+
+def _model(**kw):
+    torch.manual_seed(2)
+    return Transformer(11, 11, d_model=E, nhead=H, dim_feedforward=FF, **kw).eval()
+
+
+def _batch():
+    src = torch.tensor([[4, 5, 6, 7, 8], [9, 4, 5, 0, 0]])
+    return src, torch.tensor([5, 3]), torch.tensor([[1, 4, 6, 8], [1, 9, 10, 5]])
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_cached_decoding_steps_equal_the_teacher_forced_forward(norm_first):
+    model = _model(norm_first=norm_first)
+    src, src_len, tgt_in = _batch()
+    logits = model(src, src_len, tgt_in)
+    state = model.encode(src, src_len)
+    for t in range(tgt_in.shape[1]):
+        step_logits, state = model.step(tgt_in[:, t], state)
+        torch.testing.assert_close(step_logits, logits[:, t], atol=1e-5, rtol=1e-5)
+    assert state["layers"][0]["self_k"].shape == (2, H, 4, E // H)  # one cached key per step
+
+
+def test_padding_in_the_source_changes_nothing():
+    model = _model()
+    src, src_len, tgt_in = _batch()
+    longer = torch.cat([src, torch.full((2, 3), 7)], dim=1)  # junk after each row's length
+    torch.testing.assert_close(
+        model(longer, src_len, tgt_in), model(src, src_len, tgt_in), atol=1e-5, rtol=1e-5
+    )
+
+
+def test_cross_attention_shapes_and_dependence_on_the_source():
+    model = _model()
+    src, src_len, tgt_in = _batch()
+    weights = model.attention_weights(src, src_len, tgt_in)
+    assert [w.shape for w in weights["cross"]] == [(2, H, 4, 5)] * 2  # (N, H, L, S)
+    assert [w.shape for w in weights["decoder"]] == [(2, H, 4, 4)] * 2
+    assert [w.shape for w in weights["encoder"]] == [(2, H, 5, 5)] * 2
+    assert torch.all(weights["cross"][0][1, :, :, 3:] == 0)  # padding gets no weight
+    assert torch.all(weights["decoder"][0].triu(1) == 0)  # no peeking ahead
+    changed = src.clone()
+    changed[0, 1] = 10
+    out, out_changed = model(src, src_len, tgt_in), model(changed, src_len, tgt_in)
+    assert not torch.allclose(out[0], out_changed[0]) and torch.allclose(out[1], out_changed[1])
+
+
+def test_weight_tying_shares_one_matrix():
+    untied, tied = _model(), _model(tie_weights=True)
+    assert tied.src_embed.weight is tied.tgt_embed.weight is tied.out.weight
+    assert count_parameters(untied) - count_parameters(tied) == 2 * 11 * E
+    src, src_len, tgt_in = _batch()
+    tied(src, src_len, tgt_in).sum().backward()
+    assert tied.out.weight.grad is not None
+    with pytest.raises(ValueError, match="shared vocabulary"):
+        Transformer(11, 12, d_model=E, nhead=H, tie_weights=True)
+
+
+@pytest.mark.parametrize("options", [dict(residual=False), dict(layer_norm=False), dict(norm_first=True)])
+def test_ablations_run_and_differ(options):
+    src, src_len, tgt_in = _batch()
+    out = _model(**options)(src, src_len, tgt_in)
+    assert out.shape == (2, 4, 11) and torch.isfinite(out).all()
+    assert not torch.allclose(out, _model()(src, src_len, tgt_in))
+
+
+def test_greedy_and_beam_search_with_the_cache():
+    model = _model()
+    src, src_len, _ = _batch()
+    out = greedy(model.decoder_step(), model.encode(src, src_len), batch_size=2, max_len=6)
+    tgt_in = torch.cat([torch.ones(2, 1, dtype=torch.long), out[:, :-1]], dim=1)
+    assert torch.equal(model(src, src_len, tgt_in).argmax(-1)[:, :1], out[:, :1])
+    beams = beam_search(model.decoder_step(), model.encode(src[:1], src_len[:1]), beam_size=3, max_len=6)
+    assert len(beams) == 3
+
+
+def test_bad_inputs_are_named():
+    model = _model()
+    src, src_len, tgt_in = _batch()
+    with pytest.raises(ValueError, match="src_len"):
+        model(src, torch.tensor([6, 3]), tgt_in)
+    with pytest.raises(ValueError, match="tgt_in"):
+        model(src, src_len, tgt_in[:1])
+    with pytest.raises(ValueError, match="divisible"):
+        Transformer(5, 5, d_model=10, nhead=4)
+    with pytest.raises(ValueError, match=r"\(N, T, E\)"):
+        EncoderLayer(E, H)(torch.randn(2, 3, E + 1))
+
+
+def test_label_smoothing_equals_torch():
+    torch.manual_seed(3)
+    logits, target = torch.randn(12, 7), torch.randint(0, 7, (12,))
+    target[[2, 5]] = 0
+    for eps in (0.0, 0.1, 0.3):
+        torch.testing.assert_close(
+            label_smoothed_cross_entropy(logits, target, eps, ignore_index=0),
+            F.cross_entropy(logits, target, label_smoothing=eps, ignore_index=0),
+        )
+    with pytest.raises(ValueError, match="smoothing"):
+        label_smoothed_cross_entropy(logits, target, 1.0)
+    with pytest.raises(ValueError, match="ignore_index"):
+        label_smoothed_cross_entropy(logits, torch.zeros(12, dtype=torch.long), 0.1, ignore_index=0)
+
+
+def test_warmup_schedule_rises_peaks_and_decays():
+    lrs = [warmup_inverse_sqrt(s, 64, warmup=100) for s in range(1, 1001)]
+    peak = max(range(1000), key=lrs.__getitem__) + 1
+    assert peak == 100 and lrs[99] == pytest.approx((64 * 100) ** -0.5)
+    assert lrs[49] == pytest.approx(lrs[99] / 2) and lrs[399] == pytest.approx(lrs[99] / 2)
+    opt = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=1.0)
+    sched = warmup_scheduler(64, 100)(opt)
+    assert opt.param_groups[0]["lr"] == pytest.approx(lrs[0])
+    opt.step()
+    sched.step()
+    assert opt.param_groups[0]["lr"] == pytest.approx(lrs[1])
+    with pytest.raises(ValueError, match="step"):
+        warmup_inverse_sqrt(0, 64, 100)
