@@ -20,6 +20,7 @@ CLAIMS = {
     "seq2seq": ["A1", "A2", "A3"],
     "bahdanau": ["A4", "A7", "A8"],
     "luong": ["A5", "A6"],
+    "transformer": ["S15", "S17", "S18", "S19", "S20", "G4"],
 }
 
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))

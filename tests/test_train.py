@@ -115,3 +115,25 @@ def test_stop_when_ends_training_early():
                   stop_when=lambda metrics: metrics["loss"] < 1e-2)  # fmt: skip
     assert history.stopped_early and history.steps < 1000 and history.evals[-1][1]["loss"] < 1e-2
     assert "stopped early" in history.summary()
+
+
+def test_time_budget_stops_training_and_excludes_evaluation():
+    import time as _time
+
+    model = torch.nn.Linear(3, 1)
+    x, y = torch.randn(64, 3), torch.randn(64, 1)
+
+    def slow_eval(m):
+        _time.sleep(0.05)
+        return {"loss": 0.0}
+
+    history = fit(
+        model, (x, y), lambda m, b: ((m(b[0]) - b[1]) ** 2).mean(), steps=100000, batch_size=8,
+        eval_fn=slow_eval, eval_every=5, max_seconds=0.3, device="cpu",
+    )  # fmt: skip
+    assert history.out_of_time and history.steps < 100000
+    assert history.eval_seconds >= 0.05 * (len(history.evals) - 1)
+    assert 0.3 <= history.train_seconds < history.seconds
+    assert "time budget spent" in history.summary()
+    with pytest.raises(ValueError, match="max_seconds"):
+        fit(model, (x, y), lambda m, b: m(b[0]).sum(), steps=1, max_seconds=0)

@@ -53,6 +53,8 @@ class History:
     clipped: list[bool] = field(default_factory=list)
     evals: list[tuple[int, dict[str, float]]] = field(default_factory=list)
     seconds: float = 0.0
+    eval_seconds: float = 0.0
+    out_of_time: bool = False
     diverged_at: int | None = None
     stopped_early: bool = False
     label: str = "train"
@@ -60,6 +62,11 @@ class History:
     @property
     def steps(self) -> int:
         return len(self.loss)
+
+    @property
+    def train_seconds(self) -> float:
+        """Wall time spent training, evaluations excluded."""
+        return self.seconds - self.eval_seconds
 
     @property
     def diverged(self) -> bool:
@@ -77,13 +84,18 @@ class History:
         head = min(10, len(self.loss))
         first = sum(self.loss[:head]) / head
         last = sum(self.loss[-head:]) / head
-        text = f"{self.label}: {self.steps} steps, {self.seconds:.1f} s, loss {first:.3g} -> {last:.3g}"
+        text = f"{self.label}: {self.steps} steps, {self.seconds:.1f} s"
+        if self.eval_seconds:
+            text += f" ({self.eval_seconds:.1f} s evaluating)"
+        text += f", loss {first:.3g} -> {last:.3g}"
         if any(self.clipped):
             text += f", clipped {100 * sum(self.clipped) / len(self.clipped):.0f}%"
         if self.evals:
             text += ", final " + ", ".join(f"{k} {v:.4g}" for k, v in self.evals[-1][1].items())
         if self.stopped_early:
             text += " (target reached, stopped early)"
+        if self.out_of_time:
+            text += " (time budget spent)"
         if self.diverged:
             text += f"; DIVERGED at step {self.diverged_at}"
         return text
@@ -178,6 +190,7 @@ def fit(
     eval_fn: Callable[[nn.Module], dict[str, float]] | None = None,
     eval_every: int | None = None,
     stop_when: Callable[[dict[str, float]], bool] | None = None,
+    max_seconds: float | None = None,
     device: str | torch.device | None = None,
     seed: int = 0,
     progress: bool | None = None,
@@ -200,6 +213,8 @@ def fit(
         eval_every: run ``eval_fn`` every this many steps (and always after the last step).
         stop_when: ``stop_when(metrics) -> bool`` on each evaluation's metrics; True ends training
             early (e.g. ``lambda m: m["accuracy"] >= 0.99``). ``history.stopped_early`` records it.
+        max_seconds: stop once this much training time (evaluations excluded) has passed, to
+            compare models at an equal time budget; ``history.out_of_time`` records it.
         device: where to train; None picks one with ``get_device()``.
         seed: seeds the minibatch order.
         progress: show a tqdm bar; None follows ``SEQLAB_PROGRESS``.
@@ -217,6 +232,8 @@ def fit(
         raise ValueError(f"all tensors in data must have the same first dimension {n}; got {bad}")
     if steps < 1 or batch_size < 1:
         raise ValueError(f"steps and batch_size must be positive, got {steps=}, {batch_size=}")
+    if max_seconds is not None and not max_seconds > 0:
+        raise ValueError(f"max_seconds must be positive or None, got {max_seconds!r}")
     if clip_norm is not None and not clip_norm > 0:
         raise ValueError(f"clip_norm must be positive or None, got {clip_norm!r}")
 
@@ -237,8 +254,10 @@ def fit(
             return
         was_training = model.training
         model.eval()
+        began = time.perf_counter()
         with torch.no_grad():
             history.evals.append((step, {k: float(v) for k, v in eval_fn(model).items()}))
+        history.eval_seconds += time.perf_counter() - began
         model.train(was_training)
 
     model.train()
@@ -277,6 +296,9 @@ def fit(
             if stop_when is not None and stop_when(history.evals[-1][1]):
                 history.stopped_early = True
                 break
+        if max_seconds is not None and time.perf_counter() - start - history.eval_seconds >= max_seconds:
+            history.out_of_time = True
+            break
         if step % 10 == 0:
             bar.set_postfix(loss=f"{loss_value:.4g}")
     bar.close()

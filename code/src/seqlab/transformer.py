@@ -295,9 +295,7 @@ class Transformer(nn.Module):
     ) -> None:
         super().__init__()
         if tie_weights and src_vocab != tgt_vocab:
-            raise ValueError(
-                f"tie_weights needs one shared vocabulary, got {src_vocab=} and {tgt_vocab=}"
-            )
+            raise ValueError(f"tie_weights needs one shared vocabulary, got {src_vocab=} and {tgt_vocab=}")
         if d_model % nhead or d_model % 2:
             raise ValueError(f"d_model = {d_model} must be even and divisible by nhead = {nhead}")
         self.d_model, self.tie_weights = d_model, tie_weights
