@@ -12,3 +12,16 @@ sys.path.insert(0, str(ROOT / "code" / "tools"))
 def _seed():
     torch.manual_seed(0)
     yield
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory):
+    """What `make student` builds, for every chapter with exercises (shared by all test modules)."""
+    import student
+    from course import chapters, has_exercises
+
+    out = tmp_path_factory.mktemp("dist")
+    for notebook in chapters():
+        if has_exercises(notebook):
+            student.assign(notebook, out)
+    return out

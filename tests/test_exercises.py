@@ -13,7 +13,7 @@ from pathlib import Path
 
 import grade
 import pytest
-import student
+import torch
 from course import chapters, has_exercises, questions
 from otter.test_files import OKTestFile
 
@@ -415,6 +415,138 @@ def offset_distance_sq(k, E):
 }
 
 
+# Answers that hand the work to the course's or PyTorch's implementation of the very thing the
+# question asks for. Their public tests pass (the student sees green), and the hidden tests, which
+# make those implementations unavailable while the answer runs, must fail them. Questions with no
+# such implementation to call (grad_norms, memory_bias, normalised_score, brevity_penalty,
+# tape_summary) are not listed; beam_step and intra_attention have one only inside a whole
+# decoder / model, with nothing a one-step answer could call.
+DELEGATING = {
+    "rnn_gradients": {
+        "rnn_forward": """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    import seqlab.rnn
+    net = seqlab.rnn.RNN(W_ih.shape[1], W_ih.shape[0]).to(x.dtype)
+    with torch.no_grad():
+        net.cell.weight_ih.copy_(W_ih)
+        net.cell.weight_hh.copy_(W_hh)
+        net.cell.bias_ih.copy_(b_ih)
+        net.cell.bias_hh.copy_(b_hh)
+    return net(x, h0)
+""",
+        "clip_by_global_norm": """
+def clip_by_global_norm(grads, max_norm):
+    from seqlab.train import clip_grad_norm
+    params = [torch.nn.Parameter(g.clone()) for g in grads]
+    for p, g in zip(params, grads):
+        p.grad = g.clone()
+    clip_grad_norm(params, max_norm)
+    return [p.grad for p in params]
+""",
+        "scale_to_spectral_radius": """
+from seqlab.rnn import set_spectral_radius
+def scale_to_spectral_radius(W, rho):
+    return set_spectral_radius(W, rho)
+""",
+    },
+    "lstm": {
+        "lstm_cell_step": """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, _cell=nn.LSTMCell):
+    cell = _cell(W_ih.shape[1], W_hh.shape[1]).to(x.dtype)
+    with torch.no_grad():
+        for p, w in zip(cell.parameters(), (W_ih, W_hh, b_ih, b_hh)):
+            p.copy_(w)
+    return cell(x, (h, c))
+""",
+        "lstm_parameter_count": """
+def lstm_parameter_count(E_in, E_h):
+    return sum(p.numel() for p in nn.LSTM(E_in, E_h).parameters())
+""",
+    },
+    "bahdanau": {
+        "additive_scores": """
+def additive_scores(s, h, W, U, v):
+    from seqlab.attention import AttentionScore
+    score = AttentionScore("additive", W.shape[1], U.shape[1], W.shape[0])
+    with torch.no_grad():
+        score.W.weight.copy_(W)
+        score.U.weight.copy_(U)
+        score.U.bias.zero_()
+        score.v.weight.copy_(v.unsqueeze(0))
+    return score(s.unsqueeze(1), h)[:, 0]
+""",
+        "context_vector": """
+import seqlab.attention as A
+def context_vector(scores, h, mask):
+    return (A.masked_softmax(scores, mask).unsqueeze(-1) * h).sum(dim=1)
+""",
+    },
+    "luong": {
+        "general_scores": """
+def general_scores(s, h, W):
+    from seqlab.attention import AttentionScore
+    score = AttentionScore("general", W.shape[0], W.shape[1])
+    with torch.no_grad():
+        score.W.weight.copy_(W)
+    return score(s.unsqueeze(1), h)[:, 0]
+""",
+        "local_p_weights": """
+from seqlab.attention import gaussian_window, local_window
+def local_p_weights(scores, center, D):
+    inside = local_window(center.unsqueeze(1), scores.shape[1], D)[:, 0]
+    alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)
+    return alpha * gaussian_window(center.unsqueeze(1), scores.shape[1], D)[:, 0]
+""",
+    },
+    "self_attention": {
+        "masked_attention": """
+def masked_attention(q, k, v, mask):
+    from seqlab.attention import scaled_dot_product_attention
+    return scaled_dot_product_attention(q, k, v, mask)
+""",
+        "heads": """
+from seqlab.multihead import merge_heads, split_heads
+def to_heads(x, H):
+    return split_heads(x, H)
+def from_heads(x):
+    return merge_heads(x)
+""",
+        "causal": """
+def causal(T):
+    from seqlab.masks import causal_mask
+    return causal_mask(T)
+""",
+    },
+    "positional_encoding": {
+        "sinusoidal_table": """
+def sinusoidal_table(T, E):
+    import seqlab.positional
+    return seqlab.positional.sinusoidal_encoding(T, E)
+""",
+        "offset_distance": """
+def offset_distance_sq(k, E):
+    from seqlab.positional import sinusoidal_encoding
+    table = sinusoidal_encoding(k + 1, E).double()
+    return float(((table[k] - table[0]) ** 2).sum())
+""",
+    },
+    "transformer": {
+        "decoder_mask": """
+from seqlab.masks import causal_mask, padding_mask
+def decoder_mask(lengths, L):
+    return causal_mask(L).unsqueeze(0) & padding_mask(lengths, L).unsqueeze(1)
+""",
+        "transformer_lr": """
+from seqlab.train import warmup_inverse_sqrt as transformer_lr
+""",
+        "smoothed_loss": """
+def smoothed_loss(logits, target, eps):
+    return torch.nn.functional.cross_entropy(logits, target, label_smoothing=eps)
+""",
+    },
+}
+
+
 def _source(cell):
     return "".join(cell["source"])
 
@@ -440,14 +572,6 @@ def _solutions(notebook):
         elif cell["cell_type"] == "code" and "# BEGIN SOLUTION" in text:
             found[current] = re.sub(r"\n?\s*# (BEGIN|END) SOLUTION", "", text)
     return found
-
-
-@pytest.fixture(scope="session")
-def dist(tmp_path_factory):
-    out = tmp_path_factory.mktemp("dist")
-    for notebook in EXERCISE_CHAPTERS:
-        student.assign(notebook, out)
-    return out
 
 
 def _test_file(dist, chapter, question, tmp_path):
@@ -480,7 +604,9 @@ def test_every_chapter_with_exercises_has_wrong_answers():
 
 @pytest.mark.parametrize("notebook", EXERCISE_CHAPTERS, ids=lambda p: p.stem)
 def test_student_notebook_holds_no_solution_and_no_hidden_test(notebook, dist):
-    text = (dist / notebook.stem / "student" / f"{notebook.stem}.ipynb").read_text()
+    files = sorted(p for p in (dist / notebook.stem / "student").rglob("*") if p.is_file())
+    assert dist / notebook.stem / "student" / f"{notebook.stem}.ipynb" in files
+    text = "\n".join(p.read_text(errors="replace") for p in files)  # every student-facing file
     assert "BEGIN SOLUTION" not in text and "hidden: true" not in text
     for reference in _solutions(notebook).values():
         body = [line.strip() for line in reference.splitlines()[1:] if line.strip()]
@@ -489,8 +615,10 @@ def test_student_notebook_holds_no_solution_and_no_hidden_test(notebook, dist):
     public = {line.strip() for c in cells if "hidden: true" not in c for line in c.splitlines()}
     for source in (c for c in cells if "hidden: true" in c):
         lines = [line.strip() for line in source.splitlines()[3:] if len(line.strip()) > 30]
-        leaked = [line for line in lines if line not in public and json.dumps(line)[1:-1] in text]
-        assert not leaked, f"hidden test lines in the student notebook: {leaked}"
+        leaked = [
+            line for line in lines if line not in public and (line in text or json.dumps(line)[1:-1] in text)
+        ]
+        assert not leaked, f"hidden test lines in a student-facing file: {leaked}"
 
 
 @pytest.mark.parametrize("notebook", EXERCISE_CHAPTERS, ids=lambda p: p.stem)
@@ -508,6 +636,49 @@ def test_each_test_case_passes_the_reference_and_rejects_a_wrong_answer(notebook
             for name, _, passed in _run_cases(test_path, setup, wrong):
                 rejected[name] = rejected[name] or not passed
         assert all(rejected.values()), f"{question}: cases that accept every wrong answer: {rejected}"
+
+
+@pytest.mark.parametrize("notebook", EXERCISE_CHAPTERS, ids=lambda p: p.stem)
+def test_hidden_tests_reject_an_answer_that_delegates(notebook, dist, tmp_path):
+    """A delegating answer passes the public tests and fails a hidden one, with the reason."""
+    setup = _setup_source(notebook)
+    for question, answer in DELEGATING.get(notebook.stem, {}).items():
+        test_path = _test_file(dist, notebook.stem, question, tmp_path)
+        results = _run_cases(test_path, setup, answer)
+        assert all(passed for _, hidden, passed in results if not hidden), (question, results)
+        assert not all(passed for _, hidden, passed in results if hidden), (
+            f"{question}: delegation not caught"
+        )
+        test = OKTestFile.from_file(str(test_path))
+        env = {}
+        exec(setup, env)
+        exec(answer, env)
+        test.run(env)
+        messages = [r.message for r in test.test_case_results if not r.passed]
+        assert any("DelegationError" in m for m in messages), (question, messages)
+
+
+def test_forbid_puts_everything_back():
+    import seqlab.masks
+    from seqlab.exercises import DelegationError, forbid
+
+    original = seqlab.masks.causal_mask
+
+    def make(mask=original):
+        return lambda: mask(3)  # its closure holds the function
+
+    closes_over = make()
+    namespace = {"mine": original, "closes_over": closes_over}
+
+    with forbid(namespace, "seqlab.masks.causal_mask", "torch.nn.LSTM"):
+        assert seqlab.masks.causal_mask is not original and namespace["mine"] is not original
+        with pytest.raises(DelegationError, match="seqlab.masks.causal_mask"):
+            closes_over()
+        with pytest.raises(DelegationError):
+            torch.nn.LSTM(2, 3)
+    assert seqlab.masks.causal_mask is original and namespace["mine"] is original
+    assert closes_over().shape == (3, 3) and "forward" in vars(torch.nn.LSTM)
+    assert torch.nn.LSTM(2, 3)(torch.zeros(1, 4, 2))[0].shape == (1, 4, 3)
 
 
 def _fill(student_nb, answers, names):

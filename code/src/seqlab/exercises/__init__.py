@@ -7,9 +7,16 @@ expected one, instead of a bare ``AssertionError``.
 
 from __future__ import annotations
 
+import functools
+import importlib
+import sys
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import torch
 
-__all__ = ["check_tensor", "check_close"]
+__all__ = ["check_tensor", "check_close", "forbid", "forbidding", "DelegationError"]
 
 
 def check_tensor(value, name: str, shape: tuple[int, ...] | None = None) -> torch.Tensor:
@@ -18,6 +25,10 @@ def check_tensor(value, name: str, shape: tuple[int, ...] | None = None) -> torc
         raise AssertionError(f"{name} is {value!r}: the function is not written yet (or returns nothing)")
     if not isinstance(value, torch.Tensor):
         raise AssertionError(f"{name} should be a torch.Tensor, got {type(value).__name__}")
+    if type(value) not in (torch.Tensor, torch.nn.Parameter):
+        raise AssertionError(
+            f"{name} should be a plain torch.Tensor, got the subclass {type(value).__name__}"
+        )
     if shape is not None and tuple(value.shape) != tuple(shape):
         raise AssertionError(f"{name} has shape {tuple(value.shape)}, expected {tuple(shape)}")
     if value.is_floating_point() and not torch.isfinite(value).all():
@@ -40,3 +51,136 @@ def check_close(value, expected: torch.Tensor, name: str, atol: float = 1e-5, rt
             f"{diff.numel()} entries; largest |difference| is {diff.max().item():.3g} "
             f"(at index {index}: got {value[index].item():.6g}, expected {expected[index].item():.6g})"
         )
+
+
+class DelegationError(AssertionError):
+    """Raised when an answer calls the library function that the question asks it to write."""
+
+
+class _Forbidden:
+    """Stands in for a forbidden function or class while a hidden test calls the answer."""
+
+    def __init__(self, dotted: str):
+        self._dotted = dotted
+
+    def _refuse(self):
+        raise DelegationError(
+            f"this question asks you to write it yourself; your answer called {self._dotted}, "
+            "which already implements it"
+        )
+
+    def __call__(self, *args, **kwargs):
+        self._refuse()
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        self._refuse()
+
+
+def _resolve(dotted: str):
+    """(owner, attribute, object) for ``"package.module.name"`` or ``"package.Class.method"``."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:-1]:
+            owner = getattr(owner, part)
+        return owner, parts[-1], getattr(owner, parts[-1])
+    raise ValueError(f"cannot find {dotted!r}")
+
+
+@contextmanager
+def forbid(namespace: dict, *dotted_names: str, also: tuple[dict, ...] = ()) -> Iterator[None]:
+    """Make ``dotted_names`` (e.g. ``"seqlab.rnn.RNN"``) unusable while the block runs.
+
+    A hidden test wraps the call to the student's answer in this, so that an answer that merely
+    delegates to the course's (or PyTorch's) implementation of the very thing it was asked to write
+    fails with :class:`DelegationError`. Each name is replaced by a stand-in in its module, in every
+    loaded ``seqlab`` / ``torch`` module that re-exports it, in ``namespace`` (the notebook's
+    globals), in the defaults and closures of the functions there, and, for an ``nn.Module``
+    class, its ``forward`` is replaced too (so instances made beforehand refuse as well).
+    ``also``: more namespaces to clean (the globals of the answer, when ``namespace`` is a copy).
+    Everything is put back when the block ends, even if it raises.
+    """
+    targets = [(dotted, *_resolve(dotted)) for dotted in dotted_names]  # (name, owner, key, obj)
+    stand_ins = {id(obj): _Forbidden(dotted) for dotted, _, _, obj in targets}
+    originals = {id(obj) for _, _, _, obj in targets}
+    undo = []
+
+    def swap_attribute(owner, key, value):
+        if isinstance(owner, type) and key not in vars(owner):  # inherited: shadow, then unshadow
+            undo.append(lambda owner=owner, key=key: delattr(owner, key))
+        else:
+            old = vars(owner)[key] if key in vars(owner) else getattr(owner, key)  # keeps staticmethod
+            undo.append(lambda owner=owner, key=key, old=old: setattr(owner, key, old))
+        setattr(owner, key, value)
+
+    def swap_item(mapping, key, value):
+        undo.append(lambda mapping=mapping, key=key, old=mapping[key]: mapping.__setitem__(key, old))
+        mapping[key] = value
+
+    try:
+        for _, owner, key, obj in targets:
+            swap_attribute(owner, key, stand_ins[id(obj)])
+        for name, module in list(sys.modules.items()):
+            if module is None or name.split(".")[0] not in ("seqlab", "torch"):
+                continue
+            for key, value in list(vars(module).items()):
+                if id(value) in originals:
+                    swap_attribute(module, key, stand_ins[id(value)])
+        # the namespace given, and the globals of the functions in it: a doctest runs in a copy
+        # of the notebook's globals, while the answer still looks names up in the original
+        spaces = {id(namespace): namespace}
+        for space in also:
+            spaces.setdefault(id(space), space)
+        for value in list(namespace.values()):
+            if isinstance(value, types.FunctionType):
+                spaces.setdefault(id(value.__globals__), value.__globals__)
+        for space in spaces.values():
+            for key, value in list(space.items()):
+                if id(value) in originals:
+                    swap_item(space, key, stand_ins[id(value)])
+        for value in list(namespace.values()):
+            if isinstance(value, types.FunctionType):
+                if value.__defaults__ and any(id(d) in stand_ins for d in value.__defaults__):
+                    new = tuple(stand_ins.get(id(d), d) for d in value.__defaults__)
+                    swap_attribute(value, "__defaults__", new)
+                if value.__kwdefaults__ and any(id(d) in stand_ins for d in value.__kwdefaults__.values()):
+                    new = {k: stand_ins.get(id(d), d) for k, d in value.__kwdefaults__.items()}
+                    swap_attribute(value, "__kwdefaults__", new)
+                for cell in value.__closure__ or ():
+                    try:
+                        content = cell.cell_contents
+                    except ValueError:
+                        continue
+                    if id(content) in stand_ins:
+                        undo.append(lambda cell=cell, old=content: setattr(cell, "cell_contents", old))
+                        cell.cell_contents = stand_ins[id(content)]
+        for _, _, _, obj in targets:
+            if isinstance(obj, type) and issubclass(obj, torch.nn.Module) and obj is not torch.nn.Module:
+                swap_attribute(obj, "forward", stand_ins[id(obj)])
+        yield
+    finally:
+        for action in reversed(undo):
+            action()
+
+
+def forbidding(function, namespace: dict, *dotted_names: str):
+    """``function`` wrapped so that each call runs inside :func:`forbid` ``(namespace, *dotted_names)``.
+
+    A hidden test rebinds the student's answer with it, e.g.
+    ``rnn_forward = forbidding(rnn_forward, globals(), "seqlab.rnn.RNN", "torch.nn.RNN")``, and then
+    calls it as usual; the reference values the test computes itself are not affected.
+    """
+    if not callable(function):
+        raise AssertionError(f"the answer should be a function, got {type(function).__name__}")
+
+    @functools.wraps(function)
+    def guarded(*args, **kwargs):
+        with forbid(namespace, *dotted_names, also=(getattr(function, "__globals__", namespace),)):
+            return function(*args, **kwargs)
+
+    return guarded

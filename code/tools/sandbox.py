@@ -1,0 +1,552 @@
+"""Run one submission and its chapter's tests, under guard: the child process of ``grade.py``.
+
+    python sandbox.py REQUEST.json      (the parent writes a one-time token on stdin)
+
+``REQUEST.json`` (written by the parent, in a folder the submission cannot touch) names the
+submission, the chapter's tests (the OK-format files of its autograder zip), the working folder
+the submission runs in, the results file, and the limits. The child
+
+1. reads everything it needs and imports torch, seqlab and friends;
+2. installs its guards: a memory limit and a file-size limit (``resource``), a per-cell and
+   per-question alarm, an audit hook (PEP 578, cannot be removed) that refuses, while the
+   submission's code runs, to open files outside the working folder and the Python installation,
+   to start processes, open sockets, load C libraries, inspect frames or the garbage collector,
+   and a stand-in for ``os._exit``;
+3. runs the submission's code cells (lesson cells tagged ``otter_ignore`` excepted) one by one,
+   each under the cell time limit; a cell that fails is recorded and the next one runs;
+4. puts back every function of torch, numpy, seqlab, the standard library and this grader that
+   the submission replaced (and says so), pops torch function modes the submission left on;
+5. runs each question's test cases, the hidden ones included, and after each question sends a
+   line ``TOKEN JSON`` to the results file (opened only while no submission code runs).
+
+Threat model. The submission and the tests share one Python process, as with ``otter run`` and
+Gradescope, because the tests call the submission's functions. The guards stop what a student can
+do by editing their notebook in the ordinary ways (replacing the checks or ``torch.allclose``,
+exiting, writing a fake results file, reading the hidden tests or other students' files, using
+too much time or memory). They are not a security boundary against arbitrary native code: run
+untrusted work from outside the class in containers (see the README, "Grading a large class").
+"""
+
+from __future__ import annotations
+
+import builtins
+import doctest
+import importlib
+import io
+import json
+import os
+import resource
+import signal
+import sys
+import traceback
+from contextlib import redirect_stderr, redirect_stdout
+
+MEMORY_ERRORS = ("can't allocate memory", "not enough memory", "out of memory", "Cannot allocate memory")
+
+
+class GradingTimeout(BaseException):
+    """Raised by the alarm inside a cell or a test that runs past its time limit."""
+
+
+class SubmissionExit(BaseException):
+    """Raised instead of ending the process when the submission calls ``os._exit``."""
+
+
+class Refused(PermissionError):
+    """What the audit hook raises for an operation the grader does not allow."""
+
+
+def _load_request() -> tuple[dict, str]:
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        request = json.load(handle)
+    token = sys.stdin.readline().strip()
+    return request, token
+
+
+def _set_limits(request: dict) -> None:
+    memory = int(request["memory_bytes"])
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    size = int(request["file_bytes"])
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
+
+
+def _preimport() -> None:
+    """Everything the chapters' exercises import, loaded before the guards go up."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+    import numpy  # noqa: F401
+    import torch
+
+    torch.set_num_threads(1)
+    import torch.nn.functional  # noqa: F401
+    import torch.testing  # noqa: F401
+
+    for module in ("attention", "data", "decoding", "exercises", "lstm", "lstmn", "masks", "metrics",
+                   "multihead", "positional", "rnn", "seq2seq", "text", "train", "transformer"):  # fmt: skip
+        importlib.import_module(f"seqlab.{module}")
+    import IPython.display  # noqa: F401
+
+
+def _fake_otter():
+    """A stand-in for ``otter``: the notebook's ``grader.check(...)`` cells do nothing here."""
+    import types
+
+    class Notebook:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def __getattr__(self, name):
+            return lambda *args, **kwargs: None
+
+    module = types.ModuleType("otter")
+    module.Notebook = Notebook
+    return module
+
+
+class _Discard(io.TextIOBase):
+    """``sys.stdout`` / ``sys.stderr`` while submission code runs: keeps nothing, costs nothing."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text) -> int:
+        return len(text) if isinstance(text, str) else 0
+
+
+def _watched() -> list[tuple[str, object]]:
+    """Modules and classes whose functions a submission must not replace (name, object)."""
+    import numpy
+    import numpy.testing
+    import torch
+    import torch.testing
+
+    names = ["builtins", "os", "posix", "sys", "math", "json", "json.encoder", "re", "io", "doctest",
+             "traceback", "importlib", "contextlib", "signal", "resource", "numpy", "numpy.testing",
+             "numpy.linalg", "torch", "torch.testing", "torch.nn", "torch.nn.functional",
+             "torch.linalg", "torch.autograd", "torch.overrides", "__main__"]  # fmt: skip
+    names += sorted(n for n in sys.modules if n == "seqlab" or n.startswith("seqlab."))
+    watched = [(n, sys.modules[n]) for n in names if n in sys.modules]
+    classes = [torch.Tensor, torch.nn.Module, torch.nn.Parameter, json.JSONEncoder, io.StringIO,
+               doctest.DocTestParser, doctest.Example, numpy.testing.TestCase]  # fmt: skip
+    watched += [(f"{c.__module__}.{c.__qualname__}", c) for c in classes]
+    return watched
+
+
+def _snapshot(watched) -> dict:
+    """{(owner name, attribute): (owner, value)} for every callable or module attribute."""
+    saved = {}
+    for owner_name, owner in watched:
+        for key, value in list(vars(owner).items()):
+            if callable(value) or isinstance(value, type(sys)):
+                saved[(owner_name, key)] = (owner, value)
+    for owner_name, owner in watched:
+        if isinstance(owner, type):  # a class: a new attribute can shadow an inherited one
+            saved[(owner_name, _KEYS)] = (owner, frozenset(vars(owner)))
+    for name in list(sys.modules):
+        if name in dict(watched):
+            saved[("sys.modules", name)] = (None, sys.modules[name])
+    return saved
+
+
+def _restore(
+    saved: dict, vars=vars, setattr=setattr, delattr=delattr, set=set, sorted=sorted, modules=sys.modules
+) -> list[str]:
+    """Put back every saved attribute that was replaced or deleted; the names of those."""
+    changed = []
+    for (owner_name, key), (owner, value) in saved.items():
+        if owner is None:
+            if modules.get(key) is not value:
+                modules[key] = value
+                changed.append(f"sys.modules[{key!r}]")
+            continue
+        if key is _KEYS:
+            for added in sorted(set(vars(owner)) - value):
+                changed.append(f"{owner_name}.{added}")
+                try:
+                    delattr(owner, added)
+                except (TypeError, AttributeError):
+                    pass
+            continue
+        current = vars(owner).get(key, _MISSING)
+        if current is not value:
+            changed.append(f"{owner_name}.{key}")
+            try:
+                setattr(owner, key, value)
+            except (TypeError, AttributeError):
+                pass
+    return changed
+
+
+_MISSING = object()
+_KEYS = object()  # the snapshot key under which a class's attribute names are kept
+_REAL_EXIT = os._exit
+_ERR_FD = 2  # the parent's log of this child; fd 2 itself goes to /dev/null while grading
+
+
+def _reset_torch_state() -> list[str]:
+    """Leave torch as the tests expect it; the names of what had to be undone."""
+    import torch
+
+    undone = []
+    while torch._C._len_torch_function_stack() > 0:
+        torch._C._pop_torch_function_stack()
+        undone.append("a torch function mode")
+    while torch._C._len_torch_dispatch_stack() > 0:
+        torch._C._pop_torch_dispatch_stack()
+        undone.append("a torch dispatch mode")
+    if torch.get_default_dtype() != torch.float32:
+        torch.set_default_dtype(torch.float32)
+    torch.set_grad_enabled(True)
+    return undone
+
+
+def _make_guard(workdir: str, read_roots: list[str], violations: list[str]):
+    """The audit hook and the switch between grader and submission (closures only).
+
+    Frames: library code may look at its own frames (``torch.manual_seed`` formats a stack), but a
+    frame of the submission's code or of this grader is refused, so that the submission cannot
+    climb from its own frame to the grader's (``f_back``) and reach its token or its switch.
+    """
+    realpath, join, getcwd, isfile = os.path.realpath, os.path.join, os.getcwd, os.path.isfile
+    state = {"submission": False, "busy": False}
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+    workdir = realpath(workdir)
+    roots = tuple(realpath(r) for r in read_roots)
+    grader_files = {realpath(__file__)}
+    devices = {"/dev/null", "/dev/urandom", "/dev/random", "/dev/zero"}
+    refused_always = {
+        "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+        "os.forkpty", "os.kill", "os.killpg", "pty.spawn", "socket.connect", "socket.bind",
+        "socket.sendto", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "resource.setrlimit",
+        "resource.prlimit", "sys._current_frames", "sys.settrace", "sys.setprofile",
+        "gc.get_objects", "gc.get_referrers", "gc.get_referents", "webbrowser.open", "urllib.Request",
+        "code.__new__", "function.__new__", "os.startfile", "sys.remote_exec", "signal.pthread_kill",
+    }  # fmt: skip
+    frame_attributes = {"tb_frame": "tb_frame", "gi_frame": "gi_frame", "cr_frame": "cr_frame",
+                        "ag_frame": "ag_frame"}  # fmt: skip
+    path_events = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown",
+                   "os.link", "os.symlink", "os.truncate", "os.utime", "shutil.rmtree",
+                   "shutil.copyfile", "shutil.copymode", "shutil.copystat", "shutil.copytree",
+                   "shutil.move", "os.chflags", "os.setxattr", "os.removexattr"}  # fmt: skip
+    list_events = {"os.listdir", "os.scandir", "glob.glob", "os.walk", "os.fwalk"}
+
+    def inside(path, places) -> bool:
+        return any(path == p or path.startswith(p + os.sep) for p in places)
+
+    def resolve(path) -> str:
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        return realpath(join(getcwd(), str(path)))
+
+    def library_frame(frame) -> bool:
+        if frame is None:
+            return True
+        name = frame.f_code.co_filename
+        if name.startswith("<") or not isfile(name):
+            return name in ("<frozen importlib._bootstrap>", "<frozen importlib._bootstrap_external>")
+        where = realpath(name)
+        return where not in grader_files and inside(where, roots)
+
+    def refuse(what: str):
+        if len(violations) < 20 and what not in violations:
+            violations.append(what)
+        raise Refused(f"the grader does not allow this: {what}")
+
+    def check(event, args):
+        if event == "open":
+            path, mode, flags = args[0], args[1], args[2]
+            if path is None or isinstance(path, int):
+                return
+            where = resolve(path)
+            writes = (mode is not None and any(c in mode for c in "wax+")) or bool(flags & write_flags)
+            if inside(where, (workdir,)) or where in devices:
+                return
+            if writes:
+                refuse(f"writing {where} (outside the submission's folder)")
+            if not inside(where, roots) and not where.startswith(("/proc/self", "/sys/devices/system")):
+                refuse(f"reading {where} (outside the submission's folder)")
+        elif event in path_events:
+            for path in args:
+                if isinstance(path, (str, bytes)) and not inside(resolve(path), (workdir,)):
+                    refuse(f"{event} on {resolve(path)} (outside the submission's folder)")
+        elif event in list_events:
+            path = args[0] if args else "."
+            if isinstance(path, (str, bytes)):
+                where = resolve(path or ".")
+                if not inside(where, (workdir, *roots)):
+                    refuse(f"listing {where} (outside the submission's folder)")
+        elif event == "sys._getframe":
+            if not library_frame(args[0]):
+                refuse("inspecting the frames of the submission or of the grader (sys._getframe)")
+        elif event == "object.__getattr__":
+            if len(args) > 1 and args[1] in frame_attributes:
+                frame = getattr(args[0], frame_attributes[args[1]], None)
+                if not library_frame(frame):
+                    refuse(f"inspecting the frames of the submission or of the grader ({args[1]})")
+        elif event in refused_always or event.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
+            refuse(event)
+
+    def hook(event, args):
+        if not state["submission"] or state["busy"]:
+            return
+        state["busy"] = True
+        try:
+            check(event, args)
+        finally:
+            state["busy"] = False
+
+    def switch(submission: bool) -> None:
+        state["submission"] = submission
+
+    return hook, switch
+
+
+def _exit_stand_in(code=0):
+    raise SubmissionExit(f"os._exit({code})")
+
+
+def _transform(source: str) -> str:
+    """Notebook cell source to plain Python (IPython magics become ``get_ipython()`` calls)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
+
+
+class _FakeIPython:
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+def _describe(exc: BaseException, limits: dict) -> tuple[str, str]:
+    """(kind, one-line message) for an exception raised by submission code."""
+    text = str(exc).strip().splitlines()[0][:240] if str(exc).strip() else ""
+    if isinstance(exc, GradingTimeout):
+        return "timeout", f"ran past the time limit ({limits['cell_timeout']:g} s)"
+    if isinstance(exc, MemoryError) or any(m in str(exc) for m in MEMORY_ERRORS):
+        return "memory", f"ran out of memory (limit {limits['memory_bytes'] / 2**30:g} GiB)"
+    if isinstance(exc, SubmissionExit):
+        return "exit", f"called {text}; the grader went on"
+    if isinstance(exc, SystemExit):
+        return "exit", f"called sys.exit({exc.code!r}); the grader went on"
+    if isinstance(exc, Refused):
+        return "refused", text
+    return "error", f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _make_stopper(switch):
+    """(arm, disarm): a time limit for submission code that even ``except BaseException`` obeys.
+
+    The alarm raises :class:`GradingTimeout` at the limit and every 0.25 s after. If the code
+    swallows it and runs on for a second more, every line of the submission's own code (and of
+    the tests) raises it too, through a trace function, so an ``except`` clause re-raises.
+    """
+    setitimer, itimer, settrace = signal.setitimer, signal.ITIMER_REAL, sys.settrace
+    state = {"count": 0, "tracing": False}
+
+    def owned(frame) -> bool:
+        return frame.f_code.co_filename.startswith(("<cell", "<test"))
+
+    def tracer(frame, event, arg):
+        if owned(frame):
+            raise GradingTimeout()
+        return None
+
+    def alarm(signum, frame):
+        state["count"] += 1
+        if state["count"] >= 5 and not state["tracing"]:
+            switch(False)
+            state["tracing"] = True
+            settrace(tracer)
+            while frame is not None:
+                if owned(frame):
+                    frame.f_trace = tracer
+                frame = frame.f_back
+            switch(True)
+        raise GradingTimeout()
+
+    def arm(seconds: float) -> None:
+        state["count"] = 0
+        signal.signal(signal.SIGALRM, alarm)
+        setitimer(itimer, float(seconds), 0.25)
+
+    def disarm() -> None:
+        setitimer(itimer, 0)
+        if state["tracing"]:
+            settrace(None)
+            state["tracing"] = False
+
+    return arm, disarm
+
+
+def _make_runner(env: dict, limits: dict, switch, violations: list[str], tamper_log: list[str], saved: dict):
+    """The closure that runs one test case; everything it uses is bound now, not looked up later."""
+    parse = doctest.DocTestParser().parse
+    example_type = doctest.Example
+    compile_, exec_ = builtins.compile, builtins.exec
+    string_io, stdout_to, stderr_to = io.StringIO, redirect_stdout, redirect_stderr
+    describe, restore, reset = _describe, _restore, _reset_torch_state
+    timeout = float(limits["test_timeout"])
+    arm, disarm = _make_stopper(switch)
+
+    def run_case(body: str) -> tuple[bool, str, str]:
+        """(passed, kind, message) of one test case run in the submission's namespace."""
+        examples = [e for e in parse(body) if isinstance(e, example_type)]
+        output = string_io()
+        for number, example in enumerate(examples, 1):
+            arm(timeout)
+            switch(True)
+            try:
+                with stdout_to(output), stderr_to(output):
+                    exec_(compile_(example.source, "<test>", "single"), env)
+                failure = None
+            except BaseException as exc:  # noqa: BLE001 - a test case fails on anything
+                failure = exc
+            finally:
+                switch(False)
+                disarm()
+            if failure is not None:
+                kind, message = describe(failure, {**limits, "cell_timeout": timeout})
+                line = example.source.strip().splitlines()[0][:160]
+                return False, kind, f"line {number}: {line}\n{message}"
+            printed = output.getvalue()
+            if printed.strip() != example.want.strip():
+                got = printed.strip()[:200]
+                return False, "error", f"line {number} printed {got!r}, expected {example.want.strip()!r}"
+            output.seek(0)
+            output.truncate()
+        return True, "", ""
+
+    def check_world() -> None:
+        """Undo what the submission changed in the grader's world; log it."""
+        for name in restore(saved) + reset():
+            if name not in tamper_log:
+                tamper_log.append(name)
+
+    return run_case, check_world
+
+
+def main() -> int:
+    request, token = _load_request()
+    os.close(0)
+    _set_limits(request)
+    os.environ["MPLBACKEND"] = "Agg"
+    _preimport()
+    from otter.test_files import OKTestFile  # before the stand-in for otter replaces it
+
+    sys.modules["otter"] = _fake_otter()
+
+    questions = []
+    for name, source in request["tests"]:
+        spec: dict = {}
+        exec(source, spec)  # the chapter's own test file, trusted
+        test_file = OKTestFile.from_spec(spec["test"], path=name)
+        cases = [(c.name, c.body, bool(c.hidden), float(c.points)) for c in test_file.test_cases]
+        questions.append((test_file.name, cases, bool(test_file.all_or_nothing)))
+    with open(request["notebook"], encoding="utf-8") as handle:
+        notebook = json.load(handle)
+    cells = []
+    for index, cell in enumerate(notebook.get("cells", [])):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        tags = (cell.get("metadata") or {}).get("tags") or []
+        if "otter_ignore" in tags:
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        cells.append((index, source))
+
+    results_path = request["results"]
+    limits = {k: request[k] for k in ("cell_timeout", "test_timeout", "memory_bytes")}
+    dumps, write_open, real_exit = json.dumps, open, _REAL_EXIT
+    workdir = os.path.realpath(request["workdir"])
+    os.chdir(workdir)
+
+    def emit(kind: str, payload: dict) -> None:
+        with write_open(results_path, "a", encoding="utf-8") as out:
+            out.write("\n" + token + " " + dumps({"kind": kind, **payload}) + "\n")
+
+    import seqlab
+
+    site = [p for p in sys.path if p and os.path.isdir(p) and "site-packages" in p]
+    package = os.path.dirname(os.path.dirname(seqlab.__file__))
+    read_roots = sorted(
+        {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), package, *site}
+    )
+    violations: list[str] = []
+    tamper_log: list[str] = []
+    hook, switch = _make_guard(workdir, read_roots, violations)
+
+    # stand-ins go in before the snapshot, so that the snapshot is the world the tests expect
+    os._exit = _exit_stand_in
+    import posix
+
+    posix._exit = _exit_stand_in
+    env: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: _FakeIPython()}
+    saved = _snapshot(_watched())
+    run_case, check_world = _make_runner(env, limits, switch, violations, tamper_log, saved)
+    transform = _transform
+    global _ERR_FD
+    _ERR_FD = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    sys.stdout = sys.stderr = _Discard()
+    sys.addaudithook(hook)
+
+    arm, disarm = _make_stopper(switch)
+    cell_problems = []
+    for index, source in cells:
+        try:
+            code = compile(transform(source), f"<cell {index}>", "exec")
+        except SyntaxError as exc:
+            cell_problems.append(("syntax", index, f"SyntaxError: {exc.msg} (line {exc.lineno})"))
+            continue
+        except Exception as exc:  # noqa: BLE001 - a cell the transformer cannot read
+            cell_problems.append(("syntax", index, f"{type(exc).__name__}: {exc}"[:240]))
+            continue
+        arm(limits["cell_timeout"])
+        switch(True)
+        try:
+            exec(code, env)
+        except BaseException as exc:  # noqa: BLE001 - anything a cell raises is the submission's
+            switch(False)
+            disarm()
+            kind, message = _describe(exc, limits)
+            cell_problems.append((kind, index, message))
+        finally:
+            switch(False)
+            disarm()
+        sys.stdout = sys.stderr = _Discard()
+    check_world()
+    emit("cells", {"problems": cell_problems, "refused": list(violations), "replaced": list(tamper_log)})
+
+    for name, cases, all_or_nothing in questions:
+        outcomes = []
+        for case_name, body, hidden, points in cases:
+            passed, kind, message = run_case(body)
+            outcomes.append({"name": case_name, "hidden": hidden, "points": points, "passed": passed,
+                             "kind": kind, "message": message})  # fmt: skip
+            sys.stdout = sys.stderr = _Discard()
+            check_world()
+        possible = sum(o["points"] for o in outcomes)
+        score = sum(o["points"] for o in outcomes if o["passed"])
+        if all_or_nothing and score < possible:
+            score = 0.0
+        emit("question", {"name": name, "score": score, "possible": possible, "cases": outcomes,
+                          "refused": list(violations), "replaced": list(tamper_log)})  # fmt: skip
+    emit("done", {"refused": list(violations), "replaced": list(tamper_log)})
+    real_exit(0)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BaseException:  # noqa: BLE001 - the grader itself failed; the parent reads stderr
+        os.write(_ERR_FD, traceback.format_exc().encode())
+        _REAL_EXIT(3)

@@ -1,0 +1,353 @@
+"""`make grade` against broken and hostile submissions: every one gets a row, a score it earned,
+a status that says what happened, and a feedback file; the batch never crashes; a resumed run
+writes the same CSV as a clean one.
+
+The fixture notebooks are made from the student notebook of the first chapter (as `make student`
+builds it) by filling its answer cells, so they always match the current exercises.
+"""
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grade
+import pytest
+from course import chapters, has_exercises, questions
+from test_exercises import WRONG, _fill, _solutions
+
+CHAPTER = next(nb for nb in chapters() if has_exercises(nb))
+NAMES = [q for q, _ in questions(CHAPTER)]
+POSSIBLE = sum(points for _, points in questions(CHAPTER))
+LIMITS = ["--cell-timeout", "4", "--test-timeout", "4", "--timeout", "90", "--memory-gb", "3"]
+WRONG_ANSWERS = {q: WRONG[CHAPTER.stem][q][0] for q in NAMES}
+
+TAMPER = """
+import numpy, torch, torch.testing, seqlab.exercises
+grader = None
+check_close = lambda *args, **kwargs: None
+seqlab.exercises.check_close = lambda *args, **kwargs: None
+seqlab.exercises.check_tensor = lambda value, *args, **kwargs: value
+torch.allclose = lambda *args, **kwargs: True
+torch.testing.assert_close = lambda *args, **kwargs: None
+numpy.allclose = lambda *args, **kwargs: True
+torch.Tensor.__gt__ = lambda self, other: torch.zeros((), dtype=torch.bool)
+torch.overrides.TorchFunctionMode().__enter__()
+"""
+
+FAKE_RESULTS = """
+import json, os, sys
+fake = json.dumps({"kind": "question", "name": "%s", "score": 99, "possible": 2, "cases": []})
+with open("results.json", "w") as handle:
+    handle.write(json.dumps({"tests": [{"name": "%s", "score": 99}]}))
+for fd in range(3, 64):
+    try:
+        os.write(fd, ("\\n" + "0" * 32 + " " + fake + "\\n").encode())
+    except OSError:
+        pass
+try:
+    with open(os.path.join(os.path.dirname(sys.argv[1]), "results.jsonl"), "a") as handle:
+        handle.write("forged\\n")
+except PermissionError:
+    pass
+"""
+
+
+def _read(path):
+    return {row["file"]: row for row in csv.DictReader(path.open())}
+
+
+@pytest.fixture(scope="module")
+def student_nb(dist):
+    return dist / CHAPTER.stem / "student" / f"{CHAPTER.stem}.ipynb"
+
+
+def _with(student_nb, answers, extra_cell=None):
+    nb = _fill(student_nb, answers, NAMES)
+    if extra_cell is not None:
+        index = next(i for i, c in enumerate(nb["cells"]) if "solution" in c["metadata"].get("tags", []))
+        nb["cells"].insert(
+            index,
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": extra_cell,
+                "outputs": [],
+                "execution_count": None,
+            },
+        )
+    return json.dumps(nb)
+
+
+@pytest.fixture(scope="module")
+def graded(dist, student_nb, tmp_path_factory):
+    """Grade one folder holding every kind of bad submission; {file: row} and the output folder."""
+    root = tmp_path_factory.mktemp("grading")
+    subs = root / "submissions"
+    (subs / "nested").mkdir(parents=True)
+    solutions = _solutions(CHAPTER)
+    first, second, third = NAMES[0], NAMES[1], NAMES[2]
+    other = next(nb for nb in chapters() if has_exercises(nb) and nb != CHAPTER).stem
+    files = {
+        "correct.ipynb": _with(student_nb, solutions),
+        "nested/untouched.ipynb": student_nb.read_text(),
+        "empty.ipynb": "",
+        "not_json.ipynb": "{ this is not json",
+        "not_a_notebook.ipynb": json.dumps({"hello": "world"}),
+        f"{CHAPTER.stem}_wrong_chapter.ipynb": (dist / other / "student" / f"{other}.ipynb").read_text(),
+        "no_chapter.ipynb": json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
+        "raises.ipynb": _with(
+            student_nb, {**solutions, first: "raise ValueError('not today')\n" + solutions[first]}
+        ),
+        "syntax.ipynb": _with(student_nb, {**solutions, first: "def oops(:\n    pass"}),
+        "missing_import.ipynb": _with(
+            student_nb, {**solutions, first: "import no_such_module_xyz\n" + solutions[first]}
+        ),
+        "infinite_loop.ipynb": _with(
+            student_nb,
+            {
+                **solutions,
+                first: "while True:\n    try:\n        pass\n    except BaseException:\n        pass",
+            },
+        ),
+        "slow_function.ipynb": _with(
+            student_nb,
+            {
+                **solutions,
+                second: solutions[second].replace("):\n", "):\n    while True:\n        pass\n", 1),
+            },
+        ),
+        "memory.ipynb": _with(student_nb, {**solutions, first: "hog = [0] * (2**29)\n" + solutions[first]}),
+        "memory_torch.ipynb": _with(
+            student_nb, {**solutions, first: "import torch\nhog = torch.ones(2**30)\n" + solutions[first]}
+        ),
+        "prints.ipynb": _with(student_nb, solutions, "for _ in range(400):\n    print('x' * 100_000)"),
+        "wrong.ipynb": _with(student_nb, WRONG_ANSWERS),
+        "tamper.ipynb": _with(student_nb, WRONG_ANSWERS, TAMPER),
+        "fake_results.ipynb": _with(student_nb, WRONG_ANSWERS, FAKE_RESULTS % (first, first)),
+        "reads_outside.ipynb": _with(student_nb, solutions, f"secret = open({str(CHAPTER)!r}).read()"),
+        "lists_outside.ipynb": _with(
+            student_nb, solutions, f"import os\nos.listdir({str(CHAPTER.parent)!r})"
+        ),
+        "exits.ipynb": _with(
+            student_nb,
+            {
+                **solutions,
+                first: solutions[first] + "\nimport sys\nsys.exit(0)",
+                third: solutions[third] + "\nimport os\nos._exit(0)",
+            },
+        ),
+        "frames.ipynb": _with(student_nb, solutions, "import sys\nsys._getframe(0).f_back"),
+        "subprocess.ipynb": _with(student_nb, solutions, "import subprocess\nsubprocess.run(['true'])"),
+    }
+    from test_exercises import DELEGATING
+
+    files["delegates.ipynb"] = _with(student_nb, {**solutions, **DELEGATING[CHAPTER.stem]})
+    for name, text in files.items():
+        (subs / name).write_text(text)
+    (subs / "notes.txt").write_text("not a notebook file: ignored")
+    out = root / "grades.csv"
+    args = [str(subs), "--dist", str(dist), "--out", str(out), "--jobs", "2", *LIMITS]
+    assert grade.main(args) == 0
+    return _read(out), root, args
+
+
+def _total(row):
+    return float(row["total"])
+
+
+def test_every_submission_gets_a_row_and_a_feedback_file(graded):
+    rows, root, _ = graded
+    assert "notes.txt" not in rows and "nested/untouched.ipynb" in rows
+    subs = root / "submissions"
+    written = {p.relative_to(subs).as_posix() for p in subs.rglob("*.ipynb")}
+    assert set(rows) == written and len(rows) == 24
+    for file, row in rows.items():
+        assert row["status"] in grade.STATUS_ORDER, row
+        feedback = root / "feedback" / Path(file).with_suffix(".md")
+        assert feedback.exists(), file
+        if row["chapter"]:
+            assert float(row["possible"]) == POSSIBLE
+
+
+def test_correct_and_untouched(graded):
+    rows, _, _ = graded
+    assert _total(rows["correct.ipynb"]) == POSSIBLE and rows["correct.ipynb"]["status"] == "graded"
+    assert rows["correct.ipynb"]["error"] == ""
+    untouched = rows["nested/untouched.ipynb"]
+    assert _total(untouched) == 0 and untouched["status"] == "graded"
+
+
+@pytest.mark.parametrize(
+    "file, reason",
+    [
+        ("empty.ipynb", "empty file"),
+        ("not_json.ipynb", "invalid JSON"),
+        ("not_a_notebook.ipynb", "no list of cells"),
+    ],
+)
+def test_files_that_are_not_notebooks_are_rejected(graded, file, reason):
+    row = graded[0][file]
+    assert row["status"] == "rejected" and reason in row["error"] and _total(row) == 0
+
+
+def test_a_notebook_of_another_chapter_is_refused(graded):
+    rows = graded[0]
+    row = rows[f"{CHAPTER.stem}_wrong_chapter.ipynb"]
+    assert row["status"] == "wrong_chapter" and "file name says" in row["error"]
+    assert rows["no_chapter.ipynb"]["status"] == "wrong_chapter"
+    assert "cannot tell the chapter" in rows["no_chapter.ipynb"]["error"]
+
+
+def test_chapter_option_refuses_other_chapters(dist, student_nb, tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "mine.ipynb").write_text(student_nb.read_text())
+    other = next(nb for nb in chapters() if has_exercises(nb) and nb != CHAPTER).stem
+    out = tmp_path / "grades.csv"
+    assert grade.main([str(subs), "--dist", str(dist), "--out", str(out), "--chapter", other, *LIMITS]) == 0
+    row = _read(out)["mine.ipynb"]
+    assert row["status"] == "wrong_chapter" and f"not {other!r}" in row["error"]
+
+
+@pytest.mark.parametrize(
+    "file, what",
+    [
+        ("raises.ipynb", "ValueError: not today"),
+        ("syntax.ipynb", "SyntaxError"),
+        ("missing_import.ipynb", "ModuleNotFoundError"),
+    ],
+)
+def test_a_broken_cell_costs_its_question_only(graded, file, what):
+    row = graded[0][file]
+    assert row["status"] == "graded" and what in row["error"] and "cell " in row["error"]
+    assert float(row[NAMES[0]]) == 0
+    assert _total(row) == POSSIBLE - dict(questions(CHAPTER))[NAMES[0]]
+
+
+def test_time_limits(graded):
+    rows = graded[0]
+    loop = rows["infinite_loop.ipynb"]
+    assert loop["status"] == "timeout" and "time limit" in loop["error"]
+    assert float(loop[NAMES[0]]) == 0 and _total(loop) == POSSIBLE - dict(questions(CHAPTER))[NAMES[0]]
+    slow = rows["slow_function.ipynb"]
+    assert slow["status"] == "timeout" and f"{NAMES[1]}: a test case ran past the time limit" in slow["error"]
+    assert float(slow[NAMES[1]]) == 0 and float(slow[NAMES[0]]) == dict(questions(CHAPTER))[NAMES[0]]
+
+
+@pytest.mark.parametrize("file", ["memory.ipynb", "memory_torch.ipynb"])
+def test_memory_limit(graded, file):
+    row = graded[0][file]
+    assert row["status"] == "memory" and "ran out of memory" in row["error"], row
+    assert _total(row) == POSSIBLE - dict(questions(CHAPTER))[NAMES[0]]
+
+
+def test_megabytes_of_output_are_harmless(graded):
+    row = graded[0]["prints.ipynb"]
+    assert row["status"] == "graded" and _total(row) == POSSIBLE
+
+
+def test_tampering_earns_nothing_it_did_not_earn(graded):
+    rows = graded[0]
+    honest = _total(rows["wrong.ipynb"])
+    assert honest < POSSIBLE and rows["wrong.ipynb"]["status"] == "graded"
+    tamper = rows["tamper.ipynb"]
+    assert tamper["status"] == "tampering" and _total(tamper) == honest, tamper
+    for name in (
+        "torch.allclose",
+        "torch.testing.assert_close",
+        "numpy.allclose",
+        "seqlab.exercises.check_close",
+        "torch.Tensor.__gt__",
+        "a torch function mode",
+    ):
+        assert name in tamper["error"], (name, tamper["error"])
+    fake = rows["fake_results.ipynb"]
+    assert _total(fake) == honest and fake["status"] == "tampering" and "writing" in fake["error"]
+
+
+@pytest.mark.parametrize(
+    "file, what",
+    [
+        ("reads_outside.ipynb", "reading"),
+        ("lists_outside.ipynb", "listing"),
+        ("frames.ipynb", "frames"),
+        ("subprocess.ipynb", "subprocess.Popen"),
+    ],
+)
+def test_refused_operations(graded, file, what):
+    row = graded[0][file]
+    assert row["status"] == "tampering" and what in row["error"] and _total(row) == POSSIBLE, row
+
+
+def test_exiting_does_not_stop_the_grader(graded):
+    row = graded[0]["exits.ipynb"]
+    assert row["status"] == "tampering" and "sys.exit(0)" in row["error"] and "os._exit(0)" in row["error"]
+    assert _total(row) == POSSIBLE
+
+
+def test_delegation_is_caught_by_the_hidden_tests(graded):
+    rows, root, _ = graded
+    row = rows["delegates.ipynb"]
+    from test_exercises import DELEGATING
+
+    for question in DELEGATING[CHAPTER.stem]:
+        assert float(row[question]) < dict(questions(CHAPTER))[question], question
+    feedback = (root / "feedback" / "delegates.md").read_text()
+    assert "hidden test" in feedback and "DelegationError" not in feedback  # hidden: name and score only
+
+
+def test_feedback_shows_public_tests_in_full_and_hidden_ones_by_name(graded):
+    rows, root, _ = graded
+    feedback = (root / "feedback" / "wrong.md").read_text()
+    assert f"Score: {_total(rows['wrong.ipynb']):g} / {POSSIBLE:g}" in feedback
+    assert "public test" in feedback and "hidden test" in feedback
+    assert "differs from the expected values" in feedback or "AssertionError" in feedback
+    hidden_source = (CHAPTER.parent / CHAPTER.name).read_text()
+    assert "nn.RNN(2, 7, batch_first=True)" in hidden_source and "nn.RNN(2, 7" not in feedback
+
+
+def test_a_second_run_grades_nothing_and_writes_the_same_bytes(graded, capsys):
+    rows, root, args = graded
+    before = (root / "grades.csv").read_bytes()
+    assert grade.main(args) == 0
+    assert "0 graded now" in capsys.readouterr().out
+    assert (root / "grades.csv").read_bytes() == before
+
+
+def test_interrupted_run_resumes_to_the_same_csv(dist, student_nb, tmp_path):
+    solutions = _solutions(CHAPTER)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for i in range(4):
+        answers = {q: solutions[q] if j <= i else WRONG_ANSWERS[q] for j, q in enumerate(NAMES)}
+        (subs / f"s{i}.ipynb").write_text(_with(student_nb, answers))
+    clean, resumed = tmp_path / "clean" / "grades.csv", tmp_path / "resumed" / "grades.csv"
+    command = [sys.executable, grade.__file__, str(subs), "--dist", str(dist), "--jobs", "1", *LIMITS]
+    env = {**os.environ, "SEQLAB_PROGRESS": "0"}
+    subprocess.run([*command, "--out", str(clean)], check=True, env=env, capture_output=True)
+    process = subprocess.Popen(
+        [*command, "--out", str(resumed)],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    cache = resumed.parent / ".grade-cache"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(cache.glob("*.json"))) < 2:
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGKILL)  # as hard as an interruption gets
+    process.wait()
+    done_before = len(list(cache.glob("*.json")))
+    assert 2 <= done_before < 4 and not resumed.exists()
+    result = subprocess.run(
+        [*command, "--out", str(resumed)], check=True, env=env, capture_output=True, text=True
+    )
+    assert f"{4 - done_before} graded now" in result.stdout
+    assert resumed.read_bytes() == clean.read_bytes()
+    assert not list(resumed.parent.glob(".grades.csv.*.tmp"))
