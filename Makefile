@@ -7,7 +7,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 SUBMISSIONS ?=
 SOLUTIONS ?= show
-JOBS ?= 2
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CHAPTER ?=
 
 # Notebooks run by the build and the tests print a one-line summary instead of progress bars.
 export SEQLAB_PROGRESS ?= 0
@@ -19,13 +20,14 @@ LINTED := code tests chapters
 # notebooks are formatted narrower, to fit the book's page without scrolling
 NB_WIDTH := --line-length 88
 
-.PHONY: help install test lint format book student grade timings bench clean
+.PHONY: help install test lint format book student grade bench-grade timings bench clean
 
 help:
 	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions)"
 	@echo "make test                 lint, unit tests, exercise tests, every notebook (nbval)"
 	@echo "make student              student notebooks and autograder zips into dist/"
-	@echo "make grade SUBMISSIONS=D  grade every notebook under D into grades.csv"
+	@echo "make grade SUBMISSIONS=D  grade every notebook under D: grades.csv, feedback/ (CHAPTER=, JOBS=)"
+	@echo "make bench-grade          grading throughput on generated submissions (a report)"
 	@echo "make timings              run every chapter once and print seconds per notebook"
 	@echo "make bench                seqlab's paths against PyTorch's built-ins (a speed report)"
 	@echo "make lint | format | clean"
@@ -61,7 +63,12 @@ student: $(STAMP)
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir"; exit 2; }
 	test -d dist || $(MAKE) student
-	$(BIN)/python code/tools/grade.py "$(SUBMISSIONS)" --dist dist --out grades.csv --jobs $(JOBS)
+	$(BIN)/python code/tools/grade.py "$(SUBMISSIONS)" --dist dist --out grades.csv --jobs $(JOBS) \
+		$(if $(CHAPTER),--chapter $(CHAPTER))
+
+bench-grade: $(STAMP)
+	test -d dist || $(MAKE) student
+	$(BIN)/python code/tools/bench_grade.py --dist dist --jobs $(JOBS)
 
 timings: $(STAMP)
 	$(BIN)/python code/tools/timings.py
@@ -70,5 +77,5 @@ bench: $(STAMP)
 	$(BIN)/python code/tools/bench.py
 
 clean:
-	rm -rf _build dist grades.csv .pytest_cache
+	rm -rf _build dist grades.csv feedback .grade-cache .pytest_cache
 	find . -name __pycache__ -not -path "./$(VENV)/*" -prune -exec rm -rf {} +

@@ -8,13 +8,14 @@ untouched and a broken submission gives full, partial, zero and a clear rejectio
 
 import csv
 import json
-import re
 from pathlib import Path
 
 import grade
 import pytest
 import torch
 from course import chapters, has_exercises, questions
+from course import fill as _fill
+from course import solutions as _solutions
 from otter.test_files import OKTestFile
 
 EXERCISE_CHAPTERS = [nb for nb in chapters() if has_exercises(nb)]
@@ -562,18 +563,6 @@ def _setup_source(notebook):
     return next(_source(c) for c in reversed(cells[:first]) if c["cell_type"] == "code")
 
 
-def _solutions(notebook):
-    """{question: reference solution source, with the otter markers removed}."""
-    found, current = {}, None
-    for cell in _cells(notebook):
-        text = _source(cell)
-        if text.startswith("# BEGIN QUESTION"):
-            current = re.search(r"name:\s*(\S+)", text).group(1)
-        elif cell["cell_type"] == "code" and "# BEGIN SOLUTION" in text:
-            found[current] = re.sub(r"\n?\s*# (BEGIN|END) SOLUTION", "", text)
-    return found
-
-
 def _test_file(dist, chapter, question, tmp_path):
     zip_path = next((dist / chapter / "autograder").glob("*.zip"))
     import zipfile
@@ -679,21 +668,6 @@ def test_forbid_puts_everything_back():
     assert seqlab.masks.causal_mask is original and namespace["mine"] is original
     assert closes_over().shape == (3, 3) and "forward" in vars(torch.nn.LSTM)
     assert torch.nn.LSTM(2, 3)(torch.zeros(1, 4, 2))[0].shape == (1, 4, 3)
-
-
-def _fill(student_nb, answers, names):
-    """A copy of the student notebook with the stubs of some questions replaced by ``answers``.
-
-    The student notebook keeps the tag ``solution`` on each question's answer cell, in the order
-    of the questions ``names``.
-    """
-    nb = json.loads(Path(student_nb).read_text())
-    stubs = [c for c in nb["cells"] if "solution" in c.get("metadata", {}).get("tags", [])]
-    assert len(stubs) == len(names), f"{len(stubs)} answer cells for {len(names)} questions"
-    for cell, question in zip(stubs, names, strict=True):
-        if question in answers:
-            cell["source"] = answers[question].strip()
-    return nb
 
 
 @pytest.mark.parametrize("notebook", EXERCISE_CHAPTERS, ids=lambda p: p.stem)

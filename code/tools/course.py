@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import yaml
@@ -56,3 +57,31 @@ def questions(notebook: Path) -> list[tuple[str, float]]:
             config = yaml.safe_load(source[len("# BEGIN QUESTION") :]) or {}
             found.append((str(config["name"]), float(config.get("points", 1))))
     return found
+
+
+def solutions(notebook: Path) -> dict[str, str]:
+    """{question: reference solution source, with the otter markers removed}."""
+    found, current = {}, None
+    for cell in json.loads(notebook.read_text())["cells"]:
+        text = "".join(cell["source"])
+        if text.startswith("# BEGIN QUESTION"):
+            current = re.search(r"name:\s*(\S+)", text).group(1)
+        elif cell["cell_type"] == "code" and "# BEGIN SOLUTION" in text:
+            found[current] = re.sub(r"\n?\s*# (BEGIN|END) SOLUTION", "", text)
+    return found
+
+
+def fill(student_notebook: Path, answers: dict[str, str], names: list[str]) -> dict:
+    """A copy of a student notebook (as JSON) with the stubs of some questions replaced by ``answers``.
+
+    The student notebook keeps the tag ``solution`` on each question's answer cell, in the order
+    of the questions ``names``.
+    """
+    nb = json.loads(Path(student_notebook).read_text())
+    stubs = [c for c in nb["cells"] if "solution" in c.get("metadata", {}).get("tags", [])]
+    if len(stubs) != len(names):
+        raise ValueError(f"{student_notebook}: {len(stubs)} answer cells for {len(names)} questions")
+    for cell, question in zip(stubs, names, strict=True):
+        if question in answers:
+            cell["source"] = answers[question].strip()
+    return nb
