@@ -351,3 +351,21 @@ def test_interrupted_run_resumes_to_the_same_csv(dist, student_nb, tmp_path):
     assert f"{4 - done_before} graded now" in result.stdout
     assert resumed.read_bytes() == clean.read_bytes()
     assert not list(resumed.parent.glob(".grades.csv.*.tmp"))
+
+
+def test_hostile_submissions_grade_to_the_same_bytes_twice(dist, student_nb, tmp_path):
+    """Two clean runs (no cache) agree to the byte, temporary folders and addresses included."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    solutions = _solutions(CHAPTER)
+    (subs / "fake.ipynb").write_text(_with(student_nb, WRONG_ANSWERS, FAKE_RESULTS % (NAMES[0], NAMES[0])))
+    (subs / "tamper.ipynb").write_text(_with(student_nb, WRONG_ANSWERS, TAMPER))
+    (subs / "reads.ipynb").write_text(_with(student_nb, solutions, "open('../request.json').read()"))
+    outputs = []
+    for run in ("first", "second"):
+        out = tmp_path / run / "grades.csv"
+        assert grade.main([str(subs), "--dist", str(dist), "--out", str(out), "--jobs", "2", *LIMITS]) == 0
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+    text = outputs[0].decode()
+    assert "seqlab-grade-" not in text and "<grader folder>/request.json" in text

@@ -150,11 +150,14 @@ def match_chapter(
     return chapter, "", ""
 
 
-def _clean(text: str, *paths: str) -> str:
-    """A message with run-specific details (temporary paths, addresses) taken out."""
-    for path in paths:
-        if path:
-            text = text.replace(path, "<submission folder>")
+def _clean(text: str, workdir: Path) -> str:
+    """A message with run-specific details (temporary folders, addresses) taken out, so that
+    grading the same submission twice gives the same bytes."""
+    for path, name in (
+        (workdir.resolve(), "<submission folder>"),
+        (workdir.resolve().parent, "<grader folder>"),
+    ):
+        text = text.replace(str(path), name)
     return re.sub(r"0x[0-9a-fA-F]{6,}", "0x…", text)
 
 
@@ -220,9 +223,10 @@ def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
                     except json.JSONDecodeError:
                         pass
         stderr_tail = (tmp_path / "stderr.txt").read_bytes()[-2000:].decode(errors="replace")
-        return _interpret(
-            frames, chapter, settings, killed, process.returncode, _clean(stderr_tail, str(workdir))
-        )
+        result = _interpret(frames, chapter, settings, killed, process.returncode, stderr_tail)
+        result["error"] = _clean(result["error"], workdir)
+        result["feedback"] = _clean(result["feedback"], workdir)
+        return result
 
 
 def _interpret(
