@@ -65,6 +65,7 @@ class Chapter:
     zip_path: Path
     tests: list[tuple[str, str]]  # (question, OK-format test file source), in notebook order
     points: dict[str, float]  # question -> points
+    public: dict[str, str]  # "question/case name" -> the code of each public test case
 
 
 @dataclass
@@ -97,7 +98,7 @@ def load_chapters(dist: Path) -> dict[str, Chapter]:
         zips = sorted((dist / notebook.stem / "autograder").glob("*.zip"))
         if not zips:
             raise SystemExit(f"no autograder zip for {notebook.stem} under {dist}; run `make student` first")
-        tests, points = [], {}
+        tests, points, public = [], {}, {}
         with zipfile.ZipFile(zips[-1]) as archive:
             for question in _questions_in_order(notebook):
                 source = archive.read(f"tests/{question}.py").decode()
@@ -105,7 +106,14 @@ def load_chapters(dist: Path) -> dict[str, Chapter]:
                 exec(source, spec)  # the course's own test file
                 tests.append((question, source))
                 points[question] = float(spec["test"].get("points") or 0)
-        found[notebook.stem] = Chapter(notebook.stem, zips[-1], tests, points)
+                for i, case in enumerate(spec["test"]["suites"][0]["cases"]):
+                    if not case.get("hidden", True):
+                        name = case.get("name", f"{spec['test']['name']} - {i + 1}")
+                        code = [
+                            line[4:] for line in case["code"].splitlines() if line[:4] in (">>> ", "... ")
+                        ]
+                        public[f"{question}/{name}"] = "\n".join(code)
+        found[notebook.stem] = Chapter(notebook.stem, zips[-1], tests, points, public)
     return found
 
 
@@ -301,8 +309,24 @@ def _feedback(chapter: Chapter, scores: dict, status: str, errors: list[str], qu
             label = "hidden test" if case["hidden"] else "public test"
             earned = case["points"] if case["passed"] else 0
             lines.append(f"- {label} {case['name']}: {mark} ({earned:g} / {case['points']:g})")
-            if not case["passed"] and not case["hidden"] and case["message"]:
-                lines += ["", "  ```", *[f"  {m}" for m in case["message"].splitlines()], "  ```"]
+            if not case["passed"] and not case["hidden"]:
+                code = chapter.public.get(f"{question}/{case['name']}", "")
+                lines += [
+                    "",
+                    "  The test:",
+                    "",
+                    "  ```python",
+                    *[f"  {c}" for c in code.splitlines()],
+                    "  ```",
+                ]
+                lines += [
+                    "",
+                    "  What happened:",
+                    "",
+                    "  ```",
+                    *[f"  {m}" for m in case["message"].splitlines()],
+                ]
+                lines += ["  ```", ""]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
