@@ -143,6 +143,9 @@ def graded(dist, student_nb, tmp_path_factory):
         ),
         "frames.ipynb": _with(student_nb, solutions, "import sys\nsys._getframe(0).f_back"),
         "subprocess.ipynb": _with(student_nb, solutions, "import subprocess\nsubprocess.run(['true'])"),
+        "threads.ipynb": _with(
+            student_nb, solutions, "import threading\nthreading.Thread(target=print).start()"
+        ),
     }
     from test_exercises import DELEGATING
 
@@ -165,7 +168,7 @@ def test_every_submission_gets_a_row_and_a_feedback_file(graded):
     assert "notes.txt" not in rows and "nested/untouched.ipynb" in rows
     subs = root / "submissions"
     written = {p.relative_to(subs).as_posix() for p in subs.rglob("*.ipynb")}
-    assert set(rows) == written and len(rows) == 24
+    assert set(rows) == written and len(rows) == 25
     for file, row in rows.items():
         assert row["status"] in grade.STATUS_ORDER, row
         feedback = root / "feedback" / Path(file).with_suffix(".md")
@@ -277,6 +280,7 @@ def test_tampering_earns_nothing_it_did_not_earn(graded):
         ("lists_outside.ipynb", "listing"),
         ("frames.ipynb", "frames"),
         ("subprocess.ipynb", "subprocess.Popen"),
+        ("threads.ipynb", "starting a thread"),
     ],
 )
 def test_refused_operations(graded, file, what):

@@ -11,7 +11,7 @@ the submission runs in, the results file, and the limits. The child
    per-question alarm, an audit hook (PEP 578, cannot be removed) that refuses, while the
    submission's code runs, to open files outside the working folder and the Python installation,
    to start processes, open sockets, load C libraries, inspect frames or the garbage collector,
-   and a stand-in for ``os._exit``;
+   and stand-ins for ``os._exit`` and for starting threads;
 3. runs the submission's code cells (lesson cells tagged ``otter_ignore`` excepted) one by one,
    each under the cell time limit; a cell that fails is recorded and the next one runs;
 4. puts back every function of torch, numpy, seqlab, the standard library and this grader that
@@ -125,7 +125,8 @@ def _watched() -> list[tuple[str, object]]:
     import torch
     import torch.testing
 
-    names = ["builtins", "os", "posix", "sys", "math", "json", "json.encoder", "re", "io", "doctest",
+    names = ["builtins", "os", "posix", "sys", "_thread", "threading", "math", "json", "json.encoder",
+             "re", "io", "doctest",
              "traceback", "importlib", "contextlib", "signal", "resource", "numpy", "numpy.testing",
              "numpy.linalg", "torch", "torch.testing", "torch.nn", "torch.nn.functional",
              "torch.linalg", "torch.autograd", "torch.overrides", "__main__"]  # fmt: skip
@@ -303,7 +304,18 @@ def _make_guard(workdir: str, read_roots: list[str], violations: list[str]):
     def switch(submission: bool) -> None:
         state["submission"] = submission
 
-    return hook, switch
+    import _thread
+
+    start_thread = _thread.start_new_thread
+
+    def no_threads(*args, **kwargs):
+        """Stands in for ``_thread.start_new_thread``: a thread of the submission would go on
+        running while the grader works (without the hook's limits), so the submission gets none."""
+        if state["submission"]:
+            refuse("starting a thread")
+        return start_thread(*args, **kwargs)
+
+    return hook, switch, no_threads
 
 
 def _exit_stand_in(code=0):
@@ -479,13 +491,16 @@ def main() -> int:
     )
     violations: list[str] = []
     tamper_log: list[str] = []
-    hook, switch = _make_guard(workdir, read_roots, violations)
+    hook, switch, no_threads = _make_guard(workdir, read_roots, violations)
 
     # stand-ins go in before the snapshot, so that the snapshot is the world the tests expect
     os._exit = _exit_stand_in
+    import _thread
     import posix
+    import threading
 
     posix._exit = _exit_stand_in
+    _thread.start_new_thread = threading._start_new_thread = no_threads
     env: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: _FakeIPython()}
     saved = _snapshot(_watched())
     run_case, check_world = _make_runner(env, limits, switch, violations, tamper_log, saved)
