@@ -53,7 +53,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from course import ROOT, chapters, has_exercises  # noqa: E402
+from course import ROOT, chapters, has_exercises, questions  # noqa: E402
 
 SANDBOX = HERE / "sandbox.py"
 STATUS_ORDER = ("graded", "tampering", "memory", "timeout", "crashed", "wrong_chapter", "rejected")
@@ -80,15 +80,6 @@ class Settings:
         return json.dumps(self.__dict__, sort_keys=True)
 
 
-def _questions_in_order(notebook: Path) -> list[str]:
-    names = []
-    for cell in json.loads(notebook.read_text())["cells"]:
-        source = "".join(cell["source"])
-        if cell["cell_type"] == "raw" and source.startswith("# BEGIN QUESTION"):
-            names.append(re.search(r"name:\s*(\S+)", source).group(1))
-    return names
-
-
 def load_chapters(dist: Path) -> dict[str, Chapter]:
     """Every chapter with exercises and its autograder zip under ``dist`` (from ``make student``)."""
     found = {}
@@ -100,7 +91,7 @@ def load_chapters(dist: Path) -> dict[str, Chapter]:
             raise SystemExit(f"no autograder zip for {notebook.stem} under {dist}; run `make student` first")
         tests, points, public = [], {}, {}
         with zipfile.ZipFile(zips[-1]) as archive:
-            for question in _questions_in_order(notebook):
+            for question, _ in questions(notebook):
                 source = archive.read(f"tests/{question}.py").decode()
                 spec: dict = {}
                 exec(source, spec)  # the course's own test file
@@ -242,17 +233,19 @@ def _interpret(
 ) -> dict:
     """Scores, status, error and the feedback text from the child's frames."""
     cells = next((f for f in frames if f["kind"] == "cells"), None)
-    questions = {f["name"]: f for f in frames if f["kind"] == "question"}
+    graded_questions = {f["name"]: f for f in frames if f["kind"] == "question"}
     done = any(f["kind"] == "done" for f in frames)
     last = frames[-1] if frames else {}
     refused, replaced = last.get("refused", []), last.get("replaced", [])
     problems = [tuple(p) for p in (cells or {}).get("problems", [])]
-    scores = {q: float(questions[q]["score"]) if q in questions else 0.0 for q, _ in chapter.tests}
+    scores = {
+        q: float(graded_questions[q]["score"]) if q in graded_questions else 0.0 for q, _ in chapter.tests
+    }
     errors, kinds = [], set()
     for kind, index, message in problems:
         kinds.add(kind)
         errors.append(f"cell {index}: {message}")
-    for q, frame in questions.items():
+    for q, frame in graded_questions.items():
         for case in frame["cases"]:
             if not case["passed"] and case["kind"] in ("timeout", "memory"):
                 kinds.add(case["kind"])
@@ -263,14 +256,16 @@ def _interpret(
     if replaced:
         errors.append("undone: the submission replaced " + ", ".join(replaced))
     if not done:
-        unfinished = [q for q, _ in chapter.tests if q not in questions]
+        unfinished = [q for q, _ in chapter.tests if q not in graded_questions]
         where = "its cells" if cells is None else f"the tests of {unfinished[0]}" if unfinished else "the end"
         if killed:
             status = "timeout"
-            errors.append(f"killed after {settings.timeout:g} s in {where}; unfinished questions get 0")
+            errors.append(
+                f"killed after {settings.timeout:g} s in {where}; unfinished graded_questions get 0"
+            )
         else:
             status = "crashed"
-            reason = f"the process ended (exit code {code}) in {where}; unfinished questions get 0"
+            reason = f"the process ended (exit code {code}) in {where}; unfinished graded_questions get 0"
             if stderr.strip():
                 reason += f" [{stderr.strip().splitlines()[-1][:200]}]"
             errors.append(reason)
@@ -288,18 +283,18 @@ def _interpret(
         "possible": sum(chapter.points.values()),
         "status": status,
         "error": " | ".join(errors)[:2000],
-        "feedback": _feedback(chapter, scores, status, errors, questions),
+        "feedback": _feedback(chapter, scores, status, errors, graded_questions),
     }
 
 
-def _feedback(chapter: Chapter, scores: dict, status: str, errors: list[str], questions: dict) -> str:
+def _feedback(chapter: Chapter, scores: dict, status: str, errors: list[str], graded_questions: dict) -> str:
     total, possible = sum(scores.values()), sum(chapter.points.values())
     lines = [f"# Feedback: {chapter.name}", "", f"Score: {total:g} / {possible:g} (status: {status})", ""]
     if errors:
         lines += ["## What went wrong while running the notebook", ""] + [f"- {e}" for e in errors] + [""]
     for question, _ in chapter.tests:
         lines.append(f"## {question}: {scores[question]:g} / {chapter.points[question]:g}")
-        frame = questions.get(question)
+        frame = graded_questions.get(question)
         if frame is None:
             lines += ["", "Not graded: the run stopped before this question.", ""]
             continue
@@ -331,13 +326,13 @@ def _feedback(chapter: Chapter, scores: dict, status: str, errors: list[str], qu
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _rejected(chapter: str | None, status: str, reason: str, known: dict[str, Chapter]) -> dict:
-    info = known.get(chapter) if chapter else None
+def _rejected(status: str, reason: str) -> dict:
+    """The result of a file that was not graded: no chapter, no scores, the reason."""
     lines = ["# Feedback", "", f"Score: 0 (status: {status})", "", reason]
     return {
-        "chapter": chapter or "",
-        "scores": {q: 0.0 for q, _ in info.tests} if info else {},
-        "possible": sum(info.points.values()) if info else 0.0,
+        "chapter": "",
+        "scores": {},
+        "possible": 0.0,
         "status": status,
         "error": reason,
         "feedback": "\n".join(lines) + "\n",
@@ -368,7 +363,7 @@ def grader_fingerprint(known: dict[str, Chapter], settings: Settings) -> str:
 def grade_file(path: Path, known: dict[str, Chapter], settings: Settings, only: str | None) -> dict:
     chapter, status, reason = match_chapter(path, known, only)
     if chapter is None:
-        return _rejected(None, status, reason, known)
+        return _rejected(status, reason)
     return run_sandbox(path, known[chapter], settings)
 
 

@@ -66,6 +66,18 @@ class _Block(nn.Module):
     def _ff(self, x: torch.Tensor) -> torch.Tensor:
         return self.linear2(self.dropout(F.relu(self.linear1(x))))
 
+    @classmethod
+    def from_torch(cls, layer: nn.Module):
+        """A copy of a batch-first, ReLU ``nn.TransformerEncoderLayer`` (for ``EncoderLayer``) or
+        ``nn.TransformerDecoderLayer`` (for ``DecoderLayer``): same sizes, same weights, same device."""
+        _check_torch_layer(layer)
+        new = cls(
+            layer.linear1.in_features, layer.self_attn.num_heads, layer.linear1.out_features,
+            layer.dropout.p, layer.norm_first,
+        )  # fmt: skip
+        new.load_state_dict(layer.state_dict())
+        return new.to(layer.linear1.weight.device)
+
     def _wrap(self, x: torch.Tensor, sublayer, norm: nn.Module) -> torch.Tensor:
         """One residual sub-layer, post-norm or pre-norm."""
         if self.norm_first:
@@ -123,17 +135,6 @@ class EncoderLayer(_Block):
 
         x = self._wrap(src, attend, self.norm1)
         return self._wrap(x, self._ff, self.norm2)
-
-    @classmethod
-    def from_torch(cls, layer: nn.TransformerEncoderLayer) -> EncoderLayer:
-        """A copy of a batch-first, ReLU ``nn.TransformerEncoderLayer``."""
-        _check_torch_layer(layer)
-        new = cls(
-            layer.linear1.in_features, layer.self_attn.num_heads, layer.linear1.out_features,
-            layer.dropout.p, layer.norm_first,
-        )  # fmt: skip
-        new.load_state_dict(layer.state_dict())
-        return new.to(layer.linear1.weight.device)
 
 
 class DecoderLayer(_Block):
@@ -247,17 +248,6 @@ class DecoderLayer(_Block):
         x = self._wrap(y, self_attend, self.norm1)
         x = self._wrap(x, cross_attend, self.norm2)
         return self._wrap(x, self._ff, self.norm3), new
-
-    @classmethod
-    def from_torch(cls, layer: nn.TransformerDecoderLayer) -> DecoderLayer:
-        """A copy of a batch-first, ReLU ``nn.TransformerDecoderLayer``."""
-        _check_torch_layer(layer)
-        new = cls(
-            layer.linear1.in_features, layer.self_attn.num_heads, layer.linear1.out_features,
-            layer.dropout.p, layer.norm_first,
-        )  # fmt: skip
-        new.load_state_dict(layer.state_dict())
-        return new.to(layer.linear1.weight.device)
 
 
 def _check_torch_layer(layer: nn.Module) -> None:
