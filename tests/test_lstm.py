@@ -16,13 +16,15 @@ def _loss(out, h, c=None):
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
 @pytest.mark.parametrize("bias", [True, False])
 @pytest.mark.parametrize("impl", ["scratch", "torch"])
-def test_lstm_forward_and_gradients_equal_nn_lstm(dtype, bias, impl):
-    reference = nn.LSTM(3, 5, bias=bias, batch_first=True).to(dtype)
+@pytest.mark.parametrize("shape", [(4, 7, 3, 5), (1, 1, 2, 3), (3, 2, 6, 1)])  # (N, T, E_in, E_h)
+def test_lstm_forward_and_gradients_equal_nn_lstm(dtype, bias, impl, shape):
+    n, steps, e_in, e_h = shape
+    reference = nn.LSTM(e_in, e_h, bias=bias, batch_first=True).to(dtype)
     ours = LSTM.from_torch(reference, impl=impl)
     inputs = [
-        torch.randn(4, 7, 3, dtype=dtype),
-        torch.randn(4, 5, dtype=dtype),
-        torch.randn(4, 5, dtype=dtype),
+        torch.randn(n, steps, e_in, dtype=dtype),
+        torch.randn(n, e_h, dtype=dtype),
+        torch.randn(n, e_h, dtype=dtype),
     ]
     for t in inputs:
         t.requires_grad_(True)

@@ -2,7 +2,9 @@
 
 For each size, forward + backward of the same layer with copied weights, best of several runs:
 seqlab's ``impl="scratch"`` and ``impl="torch"`` paths against ``nn.RNN`` / ``nn.GRU`` /
-``nn.LSTM``. The ratio is seqlab's time over the built-in's (1.00 = as fast).
+``nn.LSTM``. The ratio is seqlab's time over the built-in's (1.00 = as fast). On a CPU, ``nn.LSTM``
+runs oneDNN's fused kernel over the whole sequence; the column "oneDNN off" times the same module
+with ``torch.backends.mkldnn.enabled = False``, PyTorch's own step-by-step path.
 
     python code/tools/bench.py [--repeats 7]
 """
@@ -22,7 +24,8 @@ from seqlab.multihead import MultiheadAttention
 from seqlab.rnn import RNN
 from seqlab.timing import time_fn
 
-SIZES = [(32, 50, 32), (64, 50, 64), (64, 100, 64), (128, 50, 128)]  # (N, T, E)
+# (N, T, E_in, E_h); the first is the LSTM chapter's lag sweep at lag 40 (batch 64, inputs 16, width 32)
+SIZES = [(64, 42, 16, 32), (32, 50, 32, 32), (64, 50, 64, 64), (64, 100, 64, 64), (128, 50, 128, 128)]
 ATTENTION_SIZES = [(8, 4, 64, 32), (8, 8, 256, 64), (4, 8, 512, 64)]  # (N, H, T, D), self-attention
 LAYERS = [("RNN", nn.RNN, RNN), ("GRU", nn.GRU, GRU), ("LSTM", nn.LSTM, LSTM)]
 
@@ -40,20 +43,39 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(0)
     threads = torch.get_num_threads()
     print(f"torch {torch.__version__}, {threads} threads, CPU; forward + backward, best of {args.repeats}")
-    print("| layer | N, T, E | built-in ms | scratch ms | scratch ratio | torch path ms | torch-path ratio |")
-    print("|---|---|---|---|---|---|---|")
+    print("| layer | N, T, E_in, E_h | built-in ms | built-in, oneDNN off ms | scratch ms | scratch ratio "
+          "| torch path ms | torch-path ratio |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
     for name, builtin_class, ours_class in LAYERS:
-        for n, t, e in SIZES:
-            builtin = builtin_class(e, e, batch_first=True)
+        for n, t, e_in, e in SIZES:
+            builtin = builtin_class(e_in, e, batch_first=True)
             ours = ours_class.from_torch(builtin)
-            x = torch.randn(n, t, e)
+            x = torch.randn(n, t, e_in)
             base = time_fn(lambda b=builtin, x=x: fwd_bwd(b, x), repeats=args.repeats)
+            unfused = time_unfused(lambda b=builtin, x=x: fwd_bwd(b, x), repeats=args.repeats)
             scratch = time_fn(lambda o=ours, x=x: fwd_bwd(o, x, impl="scratch"), repeats=args.repeats)
             fast = time_fn(lambda o=ours, x=x: fwd_bwd(o, x, impl="torch"), repeats=args.repeats)
-            print(f"| {name} | {n}, {t}, {e} | {1e3 * base:.2f} | {1e3 * scratch:.2f} | {scratch / base:.2f} "
-                  f"| {1e3 * fast:.2f} | {fast / base:.2f} |")  # fmt: skip
+            ms = [f"{1e3 * s:.2f}" for s in (base, unfused, scratch)]
+            cells = [
+                f"{n}, {t}, {e_in}, {e}",
+                *ms,
+                f"{scratch / base:.2f}",
+                f"{1e3 * fast:.2f}",
+                f"{fast / base:.2f}",
+            ]
+            print(f"| {name} | " + " | ".join(cells) + " |")
     attention(args.repeats)
     return 0
+
+
+def time_unfused(fn, repeats: int) -> float:
+    """``time_fn`` with oneDNN turned off, so recurrent built-ins take PyTorch's step-by-step path."""
+    enabled = torch.backends.mkldnn.enabled
+    torch.backends.mkldnn.enabled = False
+    try:
+        return time_fn(fn, repeats=repeats)
+    finally:
+        torch.backends.mkldnn.enabled = enabled
 
 
 def attention(repeats: int) -> None:

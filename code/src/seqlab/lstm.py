@@ -96,12 +96,11 @@ class _Recurrent(nn.Module):
             raise ValueError(f"{name} must be (N, E_h) = ({n}, {self.hidden_size}), got {tuple(state.shape)}")
         return state
 
-    def _input_projection(self, x: torch.Tensor, both_biases: bool = False) -> torch.Tensor:
-        """x W_ih^T + b_ih (+ b_hh) for every step at once, in one matrix product: (N, T, gates * E_h)."""
+    def _input_projection(self, x: torch.Tensor) -> torch.Tensor:
+        """x W_ih^T + b_ih for every step at once, in one matrix product: (N, T, gates * E_h)."""
         if self.bias_ih is None:
             return x @ self.weight_ih.T
-        bias = self.bias_ih + self.bias_hh if both_biases else self.bias_ih
-        return torch.addmm(bias, x.reshape(-1, x.shape[-1]), self.weight_ih.T).view(*x.shape[:2], -1)
+        return torch.addmm(self.bias_ih, x.reshape(-1, x.shape[-1]), self.weight_ih.T).view(*x.shape[:2], -1)
 
     def _flat_weights(self) -> list[torch.Tensor]:
         weights = [self.weight_ih, self.weight_hh]
@@ -165,8 +164,13 @@ class LSTM(_Recurrent):
             out, h_n, c_n = torch.lstm(x, (h.unsqueeze(0), c.unsqueeze(0)), self._flat_weights(),
                                        self.bias, 1, 0.0, self.training, False, True)  # fmt: skip
             return out, (h_n[0], c_n[0])
-        zx = self._input_projection(x, both_biases=True)  # (N, T, 4 E_h), all steps at once
-        out, h_t, c_t = _LSTMBPTT.apply(zx, h, c, self.weight_hh)
+        # W_ih x_t^T + b_ih + b_hh for all steps in one product, as columns (4 E_h, T, N): the loop's layout
+        n, steps, e_in = x.shape
+        x_columns = x.transpose(0, 1).reshape(steps * n, e_in).T  # (E_in, T N), time-major
+        zx = self.weight_ih @ x_columns
+        if self.bias_ih is not None:
+            zx = zx + (self.bias_ih + self.bias_hh).unsqueeze(1)
+        out, h_t, c_t = _LSTMBPTT.apply(zx.view(-1, steps, n), h, c, self.weight_hh)
         return out, (h_t, c_t)
 
     def trace(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor] | None = None) -> LSTMTrace:
@@ -238,57 +242,77 @@ class _LSTMBPTT(torch.autograd.Function):
     The last line is the LSTM's answer to vanishing gradients: along the cell the gradient is
     multiplied by the forget gate only, not by W_hh. Weight gradients are summed over all steps
     with one matrix product after the loop. Tests check it against ``nn.LSTM``'s gradients.
+
+    Layout, for speed only: inside, every state is a column per example (the transpose of the
+    docstring's rows). ``zx`` comes in as (4E, T, N), and ``z_t^T = W_hh h_{t-1}^T + zx_t^T`` puts
+    each gate in a contiguous block of rows. At the chapter's sizes a step costs microseconds, so
+    the number of calls made from Python, not the arithmetic, sets the speed: each step makes 7
+    calls forward and 5 backward, into buffers (and views of them) made before the loop. On a CPU,
+    ``nn.LSTM`` instead runs oneDNN's fused kernel over the whole sequence (``make bench``).
     """
 
     @staticmethod
-    def forward(ctx, zx, h, c, weight_hh):  # zx (N, T, 4E), h, c (N, E), weight_hh (4E, E)
-        n, steps, four_e = zx.shape
+    def forward(ctx, zx, h, c, weight_hh):  # zx (4E, T, N), h, c (N, E), weight_hh (4E, E)
+        four_e, steps, n = zx.shape
         e = four_e // 4
-        zx = zx.transpose(0, 1).contiguous()  # time-major inside, so every step is contiguous
-        acts = zx.new_empty(steps, n, four_e)  # i, f, g, o after their nonlinearities
-        cells = zx.new_empty(steps + 1, n, e)  # c_0 .. c_T
-        tanh_c = zx.new_empty(steps, n, e)  # tanh(c_1) .. tanh(c_T)
-        hs = zx.new_empty(steps + 1, n, e)  # h_0 .. h_T
-        cells[0], hs[0] = c, h
-        w_hh_t = weight_hh.T
+        acts = zx.new_empty(steps, four_e, n)  # i, f, g, o after their nonlinearities
+        cells = zx.new_empty(steps + 1, e, n)  # c_0 .. c_T
+        tanh_c = zx.new_empty(steps, e, n)  # tanh(c_1) .. tanh(c_T)
+        hs = zx.new_empty(e, steps + 1, n)  # h_0 .. h_T, (E, T+1, N) so that hs[:, :T] is (E, T N)
+        cells[0], hs[:, 0] = c.T, h.T
+        z = zx.new_empty(four_e, n)  # pre-activations of the current step
+        z_g = z[2 * e : 3 * e]
+        zx_, a_, c_, tc_, h_ = zx.unbind(1), acts.unbind(0), cells.unbind(0), tanh_c.unbind(0), hs.unbind(1)
+        i_, f_, g_, o_ = (acts[:, k * e : (k + 1) * e].unbind(0) for k in range(4))
         for t in range(steps):
-            a = acts[t]
-            z = torch.addmm(zx[t], hs[t], w_hh_t)  # (N, 4E)
-            torch.sigmoid(z, out=a)  # i, f, o (and g, overwritten next)
-            torch.tanh(z[:, 2 * e : 3 * e], out=a[:, 2 * e : 3 * e])
-            i, f, g, o = a.split(e, dim=1)
-            torch.addcmul(f * cells[t], i, g, out=cells[t + 1])  # c_t = f c_{t-1} + i g
-            torch.tanh(cells[t + 1], out=tanh_c[t])
-            torch.mul(o, tanh_c[t], out=hs[t + 1])  # h_t = o tanh(c_t)
+            torch.addmm(zx_[t], weight_hh, h_[t], out=z)  # z_t^T = W_hh h_{t-1}^T + zx_t^T
+            torch.sigmoid(z, out=a_[t])  # i, f, o (and g, overwritten next)
+            torch.tanh(z_g, out=g_[t])
+            torch.mul(f_[t], c_[t], out=c_[t + 1])
+            c_[t + 1].addcmul_(i_[t], g_[t])  # c_t = f c_{t-1} + i g
+            torch.tanh(c_[t + 1], out=tc_[t])
+            torch.mul(o_[t], tc_[t], out=h_[t + 1])  # h_t = o tanh(c_t)
         ctx.save_for_backward(acts, cells, tanh_c, hs, weight_hh)
-        return hs[1:].transpose(0, 1).contiguous(), hs[-1].clone(), cells[-1].clone()
+        return hs[:, 1:].permute(2, 1, 0).contiguous(), h_[-1].T.contiguous(), c_[-1].T.contiguous()
 
     @staticmethod
     def backward(ctx, d_out, d_h_last, d_c_last):
         acts, cells, tanh_c, hs, weight_hh = ctx.saved_tensors
-        steps, n, four_e = acts.shape
+        steps, four_e, n = acts.shape
         e = four_e // 4
-        i, f, g, o = acts.split(e, dim=-1)
+        i, f, g, o = acts.split(e, dim=1)  # each (T, E, N)
+        h = hs[:, 1:].transpose(0, 1)  # (T, E, N)
         # local derivatives of every step at once, so the loop below is short
-        d_c_from_h = o * (1 - tanh_c * tanh_c)  # dc_t / dh_t
-        local_ifg = torch.cat([g * i * (1 - i), cells[:-1] * f * (1 - f), i * (1 - g * g)], -1)
-        local_ifg = local_ifg.view(steps, n, 3, e)  # dz_i/dc_t, dz_f/dc_t, dz_g/dc_t
-        local_o = tanh_c * o * (1 - o)  # dz_o / dh_t
-        f = f.contiguous()
-        dz = acts.new_empty(steps, n, four_e)
-        dz_ifg = dz[..., : 3 * e].view(steps, n, 3, e)
-        dz_o = dz[..., 3 * e :]
-        dc = d_c_last.clone() if d_c_last is not None else acts.new_zeros(n, e)
-        d_out = acts.new_zeros(steps, n, e) if d_out is None else d_out.transpose(0, 1).contiguous()
-        dh = d_out[-1] + d_h_last if d_h_last is not None else d_out[-1].clone()
+        local = torch.addcmul(acts, acts, acts, value=-1)  # s (1 - s) for i, f, o (g's block unused)
+        local[:, :e].mul_(g)  # dz_i / dc_t = g i (1 - i)
+        local[:, e : 2 * e].mul_(cells[:-1])  # dz_f / dc_t = c_{t-1} f (1 - f)
+        torch.addcmul(i, i, g * g, value=-1, out=local[:, 2 * e : 3 * e])  # dz_g / dc_t = i (1 - g^2)
+        local[:, 3 * e :].mul_(tanh_c)  # dz_o / dh_t = tanh(c_t) o (1 - o)
+        d_c_from_h = torch.addcmul(o, h, tanh_c, value=-1).unbind(0)  # dc_t / dh_t = o (1 - tanh^2 c_t)
+        local_ifg = local[:, : 3 * e].view(steps, 3, e, n).unbind(0)
+        local_o = local[:, 3 * e :].unbind(0)
+        f_ = f.unbind(0)
+        dz = acts.new_empty(four_e, steps, n)  # (4E, T, N), so that dz is (4E, T N) for dW_hh
+        dz_ = dz.unbind(1)
+        dz_ifg = dz[: 3 * e].view(3, e, steps, n).unbind(2)
+        dz_o = dz[3 * e :].unbind(1)
+        dc3 = acts.new_zeros(1, e, n)  # dL/dc_t, shaped to broadcast over the three gates i, f, g
+        dc = dc3[0]
+        if d_c_last is not None:
+            dc.copy_(d_c_last.T)
+        d_out = acts.new_zeros(steps, e, n) if d_out is None else d_out.permute(1, 2, 0).contiguous()
+        d_out_ = d_out.unbind(0)
+        dh = d_out_[-1] + d_h_last.T if d_h_last is not None else d_out_[-1].clone()
+        w_hh_t = weight_hh.T
         for t in range(steps - 1, -1, -1):
             dc.addcmul_(dh, d_c_from_h[t])  # dh_t reaches c_t through h_t = o tanh(c_t)
-            torch.mul(local_ifg[t], dc.unsqueeze(1), out=dz_ifg[t])  # dz_i, dz_f, dz_g
+            torch.mul(local_ifg[t], dc3, out=dz_ifg[t])  # dz_i, dz_f, dz_g
             torch.mul(local_o[t], dh, out=dz_o[t])  # dz_o
             if t > 0:  # dL/dh_{t-1}: through the gates, plus what step t-1's own output sends
-                dh = torch.addmm(d_out[t - 1], dz[t], weight_hh)
+                dh = torch.addmm(d_out_[t - 1], w_hh_t, dz_[t])
             else:
-                dh = dz[t] @ weight_hh
-            dc.mul_(f[t])  # dL/dc_{t-1}: through the forget gate only
-        d_weight_hh = dz.reshape(-1, four_e).T @ hs[:-1].reshape(-1, e)
-        return dz.transpose(0, 1), dh, dc, d_weight_hh
+                dh = w_hh_t @ dz_[t]
+            dc.mul_(f_[t])  # dL/dc_{t-1}: through the forget gate only
+        # dW_hh = sum over steps and examples of dz_t^T h_{t-1}: one product over the T N columns
+        d_weight_hh = dz.view(four_e, -1) @ hs[:, :-1].reshape(e, -1).T
+        return dz, dh.T, dc.T, d_weight_hh
