@@ -20,7 +20,7 @@ LINTED := code tests chapters
 # notebooks are formatted narrower, to fit the book's page without scrolling
 NB_WIDTH := --line-length 88
 
-.PHONY: help install test lint format book student grade bench-grade timings bench clean
+.PHONY: help install test lint format book student grade bench-grade timings bench diagrams page clean
 
 help:
 	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions)"
@@ -30,6 +30,8 @@ help:
 	@echo "make bench-grade          grading throughput on generated submissions (a report)"
 	@echo "make timings              run every chapter once and print seconds per notebook"
 	@echo "make bench                seqlab's paths against PyTorch's built-ins (a speed report)"
+	@echo "make diagrams             redraw the concept diagrams into chapters/images/"
+	@echo "make page CHAPTER=name    build one chapter's page into _build/page/name/html"
 	@echo "make lint | format | clean"
 
 install: $(STAMP)
@@ -75,6 +77,13 @@ timings: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python code/tools/bench.py
+
+diagrams: $(STAMP)
+	$(BIN)/python code/tools/diagrams/build.py
+
+page: $(STAMP)
+	@test -n "$(CHAPTER)" || { echo "usage: make page CHAPTER=lstm"; exit 2; }
+	SEQLAB_SOLUTIONS=$(SOLUTIONS) $(BIN)/python code/tools/page.py $(CHAPTER)
 
 clean:
 	rm -rf _build dist grades.csv feedback .grade-cache .pytest_cache

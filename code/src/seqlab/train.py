@@ -165,6 +165,13 @@ def label_smoothed_cross_entropy(
     return ((1 - smoothing) * nll + smoothing * uniform).mean()
 
 
+def _same_kind(data: Batch, tensors) -> Batch:
+    """``tensors`` as the same kind of tuple as ``data`` (a named tuple keeps its field names)."""
+    if hasattr(data, "_fields"):
+        return type(data)(*tensors)
+    return tuple(tensors)
+
+
 def _make_optimizer(optimizer, params, lr: float) -> torch.optim.Optimizer:
     if isinstance(optimizer, torch.optim.Optimizer):
         return optimizer
@@ -200,9 +207,11 @@ def fit(
 
     Args:
         model: the network; it is moved to ``device``.
-        data: a tuple of tensors that share their first dimension N (e.g. ``Example(x, y)``).
+        data: a tuple of tensors that share their first dimension N (e.g. ``Example(x, y)`` or a
+            ``Seq2SeqBatch``).
         loss_fn: ``loss_fn(model, batch)`` returns the scalar loss of one minibatch ``batch``
-            (the same tuple as ``data``, each tensor cut to ``batch_size`` rows, on ``device``).
+            (the same kind of tuple as ``data``, a named tuple keeping its field names, each
+            tensor cut to ``batch_size`` rows, on ``device``).
         steps: number of optimiser steps.
         batch_size: rows per minibatch; epochs are reshuffled with a generator seeded by ``seed``.
         lr: learning rate for a named optimiser.
@@ -241,7 +250,7 @@ def fit(
 
     device = get_device(device)
     model.to(device)
-    data = tuple(t.to(device) for t in data)
+    data = _same_kind(data, (t.to(device) for t in data))
     params = [p for p in model.parameters() if p.requires_grad]
     opt = _make_optimizer(optimizer, params, lr)
     sched = scheduler(opt) if scheduler is not None else None
@@ -269,7 +278,7 @@ def fit(
             order, pos = torch.randperm(n, generator=gen), 0
         idx = order[pos : pos + batch_size].to(device)
         pos += batch_size
-        batch = tuple(t[idx] for t in data)
+        batch = _same_kind(data, (t[idx] for t in data))
 
         opt.zero_grad(set_to_none=True)
         loss = loss_fn(model, batch)

@@ -16,7 +16,15 @@ from contextlib import contextmanager
 
 import torch
 
-__all__ = ["check_tensor", "check_close", "forbid", "forbidding", "DelegationError"]
+__all__ = [
+    "check_tensor",
+    "check_close",
+    "check_number",
+    "check_choice",
+    "forbid",
+    "forbidding",
+    "DelegationError",
+]
 
 
 def check_tensor(value, name: str, shape: tuple[int, ...] | None = None) -> torch.Tensor:
@@ -51,6 +59,36 @@ def check_close(value, expected: torch.Tensor, name: str, atol: float = 1e-5, rt
             f"{diff.numel()} entries; largest |difference| is {diff.max().item():.3g} "
             f"(at index {index}: got {value[index].item():.6g}, expected {expected[index].item():.6g})"
         )
+
+
+def check_number(value, expected: float, name: str, rel: float = 1e-6, abs_tol: float = 0.0) -> None:
+    """Assert that ``value`` is a real number (int, float or a one-element tensor) close to
+    ``expected``: ``|value - expected| <= max(rel * |expected|, abs_tol)``.
+
+    For the conceptual questions: a count, a derived formula evaluated at given sizes, a ratio.
+    """
+    if value is None or value is Ellipsis:
+        raise AssertionError(f"{name} is {value!r}: the answer is not written yet")
+    if isinstance(value, torch.Tensor):
+        if value.numel() != 1:
+            raise AssertionError(f"{name} should be one number, got a tensor of shape {tuple(value.shape)}")
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise AssertionError(f"{name} should be a number, got {type(value).__name__}: {value!r}")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise AssertionError(f"{name} is {value}, not a finite number")
+    if abs(value - expected) > max(rel * abs(expected), abs_tol):
+        raise AssertionError(f"{name} = {value!r} is not right")
+
+
+def check_choice(value, options: str, name: str) -> str:
+    """Assert that ``value`` is one of the letters in ``options`` (e.g. "abcd"), and return it
+    in lower case. The test that checks *which* letter is right is a separate (hidden) case."""
+    if value is None or value is Ellipsis:
+        raise AssertionError(f"{name} is {value!r}: the answer is not written yet")
+    if not isinstance(value, str) or len(value.strip()) != 1 or value.strip().lower() not in options:
+        raise AssertionError(f"{name} should be one of the letters {', '.join(options)}; got {value!r}")
+    return value.strip().lower()
 
 
 class DelegationError(AssertionError):

@@ -1,0 +1,68 @@
+"""Write every chapter's concept diagrams to chapters/images/<name>.svg (``make diagrams``).
+
+Each module ``code/tools/diagrams/<chapter>.py`` defines ``DIAGRAMS = {"name": function}``, each
+function returning a Matplotlib figure. The SVGs are written reproducibly (no date, a fixed hash
+salt, text kept as text), so the files change only when a drawing does, and
+``tests/test_diagrams.py`` checks that the committed files are what the code draws.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+OUT = ROOT / "chapters" / "images"
+sys.path.insert(0, str(HERE))
+
+import matplotlib.pyplot as plt  # noqa: E402
+import style  # noqa: E402,F401  (sets the Agg backend)
+
+SVG_RC = {"svg.hashsalt": "seqlab", "svg.fonttype": "none", "font.family": "DejaVu Sans"}
+
+
+def modules() -> list[str]:
+    return sorted(p.stem for p in HERE.glob("*.py") if p.stem not in ("style", "build"))
+
+
+def diagrams() -> dict[str, object]:
+    """{name: drawing function} over every chapter module; names are unique."""
+    found: dict[str, object] = {}
+    for name in modules():
+        for stem, draw in importlib.import_module(name).DIAGRAMS.items():
+            if stem in found:
+                raise ValueError(f"diagram {stem!r} is defined twice")
+            found[stem] = draw
+    return found
+
+
+def render(draw) -> bytes:
+    """The SVG bytes of one drawing function's figure, written reproducibly."""
+    with plt.rc_context(SVG_RC):
+        fig = draw()
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+        plt.close(fig)
+    return buffer.getvalue()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", help="only these diagrams (default: all)")
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for stem, draw in diagrams().items():
+        if args.names and stem not in args.names:
+            continue
+        (args.out / f"{stem}.svg").write_bytes(render(draw))
+        print(f"wrote {args.out / stem}.svg")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

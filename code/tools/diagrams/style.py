@@ -1,0 +1,114 @@
+"""One visual language for the book's concept diagrams (drawn with Matplotlib, saved as SVG).
+
+Every diagram uses these colours and arrow styles, so a reader learns them once:
+
+- colours by role: queries, keys, values, hidden state, cell state, memory, input, output,
+  weights/parameters, mask;
+- a solid dark arrow for data flowing forward, a dashed red arrow for gradients flowing back.
+
+A chapter's diagrams live in ``code/tools/diagrams/<chapter>.py`` as functions that return a
+``Figure``, registered in its ``DIAGRAMS = {"file_stem": function}``; ``make diagrams`` (or
+``python code/tools/diagrams/build.py``) writes each to ``chapters/images/<file_stem>.svg``.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
+
+# Colour by role (colour-blind-safe: Okabe-Ito based), light fill + dark edge.
+ROLE = {
+    "query": ("#cfe3f5", "#0072b2"),  # blue
+    "key": ("#fbe3c6", "#e69f00"),  # orange
+    "value": ("#d3efe4", "#009e73"),  # green
+    "hidden": ("#e6dcef", "#7a4f9a"),  # purple: hidden state h
+    "cell": ("#f8d9d0", "#d55e00"),  # vermilion: LSTM cell state c
+    "memory": ("#f6f0c8", "#a08a00"),  # yellow: memories / tapes / encoder states
+    "input": ("#eeeeee", "#555555"),  # grey: inputs, tokens, embeddings
+    "output": ("#dde8f0", "#33546b"),  # slate: outputs, logits
+    "op": ("#ffffff", "#333333"),  # white: an operation (softmax, +, x, LayerNorm)
+    "weight": ("#f2f2f2", "#888888"),  # light grey: parameters
+    "mask": ("#f4cccc", "#990000"),  # red: masked entries
+}
+DATA = dict(arrowstyle="-|>", color="#333333", lw=1.4, mutation_scale=12)
+GRAD = dict(arrowstyle="-|>", color="#c0392b", lw=1.4, mutation_scale=12, linestyle=(0, (4, 3)))
+FONT = 11  # points; figures are at most 7 in wide, shown ~720 px wide: 11 pt is ~15 px
+
+
+def figure(width: float, height: float) -> tuple[plt.Figure, plt.Axes]:
+    """A blank canvas ``width`` x ``height`` inches (width <= 7), axes in inches, no frame."""
+    if width > 7:
+        raise ValueError(f"diagrams are at most 7 inches wide (the page column), got {width}")
+    fig = plt.figure(figsize=(width, height))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, width)
+    ax.set_ylim(0, height)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return fig, ax
+
+
+def box(
+    ax,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    text: str = "",
+    role: str = "op",
+    *,
+    fontsize: float = FONT,
+    rounded: bool = True,
+    **text_kw,
+):
+    """A labelled box with its lower-left corner at (x, y), coloured by ``role``. Returns the
+    box's centre."""
+    face, edge = ROLE[role]
+    style = "round,pad=0.02,rounding_size=0.08" if rounded else "square,pad=0.0"
+    ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle=style, fc=face, ec=edge, lw=1.3))
+    if text:
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fontsize, **text_kw)
+    return (x + w / 2, y + h / 2)
+
+
+def circle(ax, x: float, y: float, r: float, text: str = "", role: str = "op", fontsize: float = FONT):
+    """An operation node (e.g. "+", "×", "σ") centred at (x, y)."""
+    face, edge = ROLE[role]
+    ax.add_patch(plt.Circle((x, y), r, fc=face, ec=edge, lw=1.3))
+    if text:
+        ax.text(x, y, text, ha="center", va="center", fontsize=fontsize)
+    return (x, y)
+
+
+def arrow(ax, start, end, kind: str = "data", connection: str = "arc3,rad=0", **kw):
+    """An arrow from ``start`` to ``end``; ``kind`` "data" (forward) or "grad" (backward)."""
+    style = {"data": DATA, "grad": GRAD}[kind] | kw
+    ax.add_patch(FancyArrowPatch(start, end, connectionstyle=connection, shrinkA=2, shrinkB=2, **style))
+
+
+def label(ax, x: float, y: float, text: str, fontsize: float = FONT, **kw):
+    """Free text (math allowed, e.g. r"$h_t$")."""
+    ax.text(x, y, text, fontsize=fontsize, ha=kw.pop("ha", "center"), va=kw.pop("va", "center"), **kw)
+
+
+def legend(
+    ax,
+    x: float,
+    y: float,
+    roles: list[str],
+    names: dict[str, str] | None = None,
+    fontsize: float = 9.5,
+    dx: float = 1.05,
+):
+    """A row of small swatches naming the roles used, starting at (x, y)."""
+    names = names or {}
+    for i, role in enumerate(roles):
+        face, edge = ROLE[role]
+        ax.add_patch(
+            FancyBboxPatch((x + i * dx, y), 0.18, 0.18, boxstyle="square,pad=0", fc=face, ec=edge, lw=1.0)
+        )
+        ax.text(x + i * dx + 0.25, y + 0.09, names.get(role, role), fontsize=fontsize, va="center")

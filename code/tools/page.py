@@ -1,0 +1,56 @@
+"""Build one chapter's page (with the intro and references) into _build/page/<chapter>/html.
+
+    python code/tools/page.py lstm [more chapters]      (or: make page CHAPTER=lstm)
+
+A whole-book build runs every notebook; while writing a chapter, this builds only the pages
+named, with the book's own configuration, so the page can be read and checked
+(`python ../shared/tools/reader_check.py _build/page/lstm/html`) in about the time its notebook
+takes. Links to chapters that are not built show as warnings only here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ["_config.yml", "references.bib", "intro.md", "code"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("chapters", nargs="+", help="chapter names, e.g. lstm")
+    args = ap.parse_args(argv)
+    for name in args.chapters:
+        if not (ROOT / "chapters" / f"{name}.ipynb").exists():
+            sys.exit(f"no chapter named {name!r} (chapters/{name}.ipynb)")
+    out = ROOT / "_build" / "page" / "-".join(args.chapters)
+    with tempfile.TemporaryDirectory(prefix="seqlab-page-") as tmp:
+        book = Path(tmp)
+        for item in SHARED:
+            (book / item).symlink_to(ROOT / item)
+        (book / "chapters").mkdir()
+        for path in (ROOT / "chapters").iterdir():
+            if path.suffix != ".ipynb" or path.stem in args.chapters:
+                (book / "chapters" / path.name).symlink_to(path)
+        files = "".join(f"  - file: chapters/{name}\n" for name in args.chapters)
+        (book / "_toc.yml").write_text(
+            f"format: jb-book\nroot: intro\nchapters:\n{files}  - file: chapters/references\n"
+        )
+        jb = Path(sys.executable).parent / "jupyter-book"
+        done = subprocess.run([str(jb), "build", str(book), "--all", "--keep-going"], env=os.environ)
+        if out.exists():
+            shutil.rmtree(out)
+        if (book / "_build" / "html").exists():
+            shutil.copytree(book / "_build" / "html", out / "html")
+            print(f"\npage built: {out / 'html' / 'chapters'}")
+    return done.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
