@@ -1,0 +1,48 @@
+"""Sphinx extension of the course book: an author-year bibliography to match author-year citations.
+
+The chapters cite as "Hochreiter and Schmidhuber (1997)" (``bibtex_reference_style: author_year``);
+pybtex's stock styles label the reference list [1], [2], ... or [HS97]. This registers a pybtex
+style, ``authoryear``, that sorts the list by author and year and labels each entry the way the
+text cites it ("Vaswani et al., 2017"), so a reader finds a citation in the list by its name.
+"""
+
+from __future__ import annotations
+
+from pybtex.plugin import register_plugin
+from pybtex.style.formatting.unsrt import Style as UnsrtStyle
+from pybtex.style.labels import BaseLabelStyle
+from pybtex.style.sorting.author_year_title import SortingStyle
+
+
+def _surnames(entry) -> list[str]:
+    people = entry.persons.get("author") or entry.persons.get("editor") or []
+    return [" ".join(p.prelast_names + p.last_names).replace("{", "").replace("}", "") for p in people]
+
+
+class AuthorYearLabels(BaseLabelStyle):
+    def format_labels(self, sorted_entries):
+        for entry in sorted_entries:
+            names, year = _surnames(entry), entry.fields.get("year", "n.d.")
+            if not names:
+                who = entry.key
+            elif len(names) == 1:
+                who = names[0]
+            elif len(names) == 2:
+                who = f"{names[0]} and {names[1]}"
+            else:
+                who = f"{names[0]} et al."
+            yield f"{who}, {year}"
+
+
+class AuthorYearStyle(UnsrtStyle):
+    default_label_style = "authoryear"
+    default_sorting_style = "author_year_title"
+
+
+register_plugin("pybtex.style.labels", "authoryear", AuthorYearLabels)
+register_plugin("pybtex.style.formatting", "authoryear", AuthorYearStyle)
+assert SortingStyle  # the sorting style ships with pybtex
+
+
+def setup(app):
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
