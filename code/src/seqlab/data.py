@@ -5,11 +5,19 @@ or ``"test"``, and the splits never overlap: an example belongs to the split cho
 its content (80% / 10% / 10%), and a generator keeps drawing until it has ``n`` examples of the
 split it was asked for. So the same example can never appear in two splits, whatever the seeds.
 
-Tasks so far:
+Tensor tasks (an ``Example(x, y)`` of tensors):
 
 - ``sequence_task``: copy, reverse or sort a sequence of tokens (``x`` and ``y`` are ``(N, T)``).
 - ``adding_task``: the adding problem of Hochreiter & Schmidhuber (``x`` is ``(N, T, 2)``).
 - ``copy_memory_task``: remember ``k`` symbols over a chosen lag, then write them out.
+- ``associative_recall_task``: key-value pairs, then a query key; answer its value.
+
+String-pair tasks (a list of ``(source, target)`` strings, for ``seqlab.text.encode_pairs``):
+
+- ``dates_task``: a date written in one of ``DATE_LOCALES`` and ``DATE_FORMATS`` (month and day
+  names from Unicode's CLDR data, through Babel) to its ISO form ``YYYY-MM-DD``.
+- ``number_words_task``: a number in English words to the same number in German words
+  (through num2words); German puts the units before the tens, so attention must reorder.
 """
 
 from __future__ import annotations
@@ -28,6 +36,11 @@ __all__ = [
     "adding_task",
     "copy_memory_task",
     "COPY_MEMORY_BLANK",
+    "associative_recall_task",
+    "DATE_FORMATS",
+    "DATE_LOCALES",
+    "dates_task",
+    "number_words_task",
 ]
 
 SPLITS = ("train", "validation", "test")
