@@ -79,14 +79,55 @@ def test_scale_is_applied():
         ((torch.randn(2, 3, 4),) * 3, {"mask": torch.ones(2, 2, dtype=torch.bool)}, ValueError, "broadcast"),
         ((torch.randn(2, 3, 4),) * 3, {"impl": "flash"}, ValueError, "impl"),
         ((torch.randn(2, 3, 4),) * 3, {"impl": "torch", "return_weights": True}, ValueError, "weights"),
+        # a mask with more batch dimensions than the scores would silently enlarge the output
+        (
+            (torch.randn(2, 3, 4),) * 3,
+            {"mask": torch.ones(5, 2, 3, 3, dtype=torch.bool)},
+            ValueError,
+            r"would make them \(5, 2, 3, 3\)",
+        ),
+        (
+            (torch.randn(2, 3, 4), torch.randn(2, 3, 4).double(), torch.randn(2, 3, 4)),
+            {},
+            TypeError,
+            "float64",
+        ),
+        ((torch.ones(2, 3, 4, dtype=torch.long),) * 3, {}, TypeError, r"q must be a floating.*int64"),
+        ((torch.randn(2, 3, 0),) * 3, {}, ValueError, "D >= 1"),
+        (
+            (torch.randn(2, 3, 4), torch.randn(3, 3, 4), torch.randn(3, 3, 4)),
+            {},
+            ValueError,
+            "batch dimensions",
+        ),
     ],
 )
 def test_bad_input(args, kwargs, error, message):
-    with pytest.raises(error, match=message):
-        sdpa(*args, **kwargs)
+    for impl in ("scratch", "torch"):
+        if kwargs.get("impl") is not None and impl != kwargs["impl"]:
+            continue
+        with pytest.raises(error, match=message):
+            sdpa(*args, **({"impl": impl} | kwargs))
 
 
-from seqlab.attention import AttentionScore, gaussian_window, local_window, masked_softmax  # noqa: E402
+@pytest.mark.parametrize("impl", ["scratch", "torch"])
+def test_empty_batches_and_sequences_behave_as_in_torch(impl):
+    for n, length, source in ((0, 3, 4), (2, 0, 4), (2, 3, 0)):
+        q, k, v = torch.randn(n, length, 5), torch.randn(n, source, 5), torch.randn(n, source, 6)
+        out = sdpa(q, k, v, impl=impl)
+        torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v))
+        assert out.shape == (n, length, 6)
+
+
+def test_masked_softmax_refuses_a_mask_that_enlarges_the_scores():
+    with pytest.raises(ValueError, match="would make them"):
+        masked_softmax(torch.randn(3, 4), torch.ones(2, 3, 4, dtype=torch.bool))
+    with pytest.raises(TypeError, match="floating"):
+        masked_softmax(torch.ones(3, 4, dtype=torch.long))
+
+
+from seqlab.attention import AttentionScore, masked_softmax  # noqa: E402
+from seqlab.masks import gaussian_window, local_window  # noqa: E402
 
 
 @pytest.mark.parametrize("kind", ["dot", "general", "concat", "additive"])
@@ -131,3 +172,14 @@ def test_local_windows_are_exactly_zero_outside():
     assert torch.all(weights[~window] == 0)
     g = gaussian_window(torch.tensor([[4.0]]), 10, 2)[0, 0]
     assert g[4] == 1 and abs(g[5].item() - torch.exp(torch.tensor(-0.5)).item()) < 1e-6  # sigma = D / 2 = 1
+
+
+def test_window_functions_refuse_bad_arguments():
+    with pytest.raises(TypeError, match="center"):
+        local_window([[1.0]], 5, 2)
+    with pytest.raises(ValueError, match="half_width"):
+        local_window(torch.zeros(1, 1), 5, -1)
+    with pytest.raises(ValueError, match="source_length"):
+        gaussian_window(torch.zeros(1, 1), 0, 2)
+    with pytest.raises(ValueError, match="half_width"):
+        gaussian_window(torch.zeros(1, 1), 5, 0)

@@ -41,8 +41,26 @@ def test_combine_shapes():
         (lambda: masks.to_torch_mha(torch.ones(2, 2)), TypeError, "bool"),
         (lambda: masks.combine(torch.ones(2, dtype=torch.bool), None), ValueError, "attn_mask"),
         (lambda: masks.combine(None, torch.ones(2, 3, 4, dtype=torch.bool)), ValueError, "key_padding_mask"),
+        (lambda: masks.padding_mask([2.5, 1.0]), TypeError, r"lengths must be integers.*float"),
+        (lambda: masks.padding_mask(torch.tensor([2.0, 1.0])), TypeError, r"lengths.*torch.float32"),
+        (lambda: masks.padding_mask(torch.tensor([True, False])), TypeError, r"lengths.*torch.bool"),
+        (lambda: masks.padding_mask([1, 2], -1), ValueError, "max_len"),
+        (lambda: masks.to_additive(masks.causal_mask(2), torch.int64), TypeError, r"floating dtype.*int64"),
+        (lambda: masks.to_torch_mha(torch.ones(2, 2)), TypeError, "True = may attend"),
+        (lambda: masks.from_torch_mha(torch.ones(2, 2)), TypeError, "True = ignore"),
     ],
 )
 def test_bad_masks(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_empty_batches_give_empty_masks():
+    assert masks.padding_mask([]).shape == (0, 0)
+    assert masks.padding_mask([], 4).shape == (0, 4)
+    assert masks.padding_mask(torch.zeros(0, dtype=torch.long), 3).dtype == torch.bool
+
+
+def test_to_additive_keeps_the_dtype():
+    additive = masks.to_additive(masks.causal_mask(3), torch.float64)
+    assert additive.dtype == torch.float64 and additive[0, 1] == float("-inf")

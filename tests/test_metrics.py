@@ -27,4 +27,15 @@ def test_errors():
     with pytest.raises(ValueError, match="empty"):
         metrics.corpus_bleu([], [])
     with pytest.raises(ValueError, match="shape"):
-        metrics.token_accuracy(torch.zeros(2, 3), torch.zeros(2, 2))
+        metrics.token_accuracy(torch.zeros(2, 3, dtype=torch.long), torch.zeros(2, 2, dtype=torch.long))
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(TypeError, match="predictions must be a list of strings"):
+        metrics.exact_match("abc", ["abc"])
+    with pytest.raises(TypeError, match="references must hold strings only"):
+        metrics.corpus_chrf(["a"], [3])
+    with pytest.raises(ValueError, match="tokenize"):
+        metrics.corpus_bleu(["a b"], ["a b"], tokenize="words")
+    with pytest.raises(TypeError, match="predicted must be a tensor of integer"):
+        metrics.token_accuracy(torch.zeros(2, 3), torch.zeros(2, 3, dtype=torch.long))

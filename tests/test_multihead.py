@@ -125,3 +125,48 @@ def test_errors():
     with pytest.raises(ValueError, match="batch_first"):
         MultiheadAttention.from_torch(nn.MultiheadAttention(8, 2))
     assert scaled_dot_product_attention  # imported for the module under test
+
+
+def test_clear_errors_for_dtypes_masks_and_sizes():
+    _, ours = _pair(torch.float32)
+    x = torch.randn(2, 5, 8)
+    with pytest.raises(TypeError, match=r"key_padding_mask must be a bool tensor \(True = ignore"):
+        ours(x, x, x, key_padding_mask=torch.zeros(2, 5))
+    with pytest.raises(TypeError, match=r"attn_mask must be a bool tensor \(True = ignore"):
+        ours(x, x, x, attn_mask=torch.zeros(5, 5))
+    with pytest.raises(TypeError, match=r"query has dtype torch.float64.*torch.float32"):
+        ours(x.double(), x, x)
+    with pytest.raises(TypeError, match=r"key has dtype torch.float64.*torch.float32"):
+        ours(x, x.double(), x.double())
+    with pytest.raises(TypeError, match=r"query has dtype torch.int64"):
+        ours(torch.ones(2, 5, 8, dtype=torch.long), x, x)
+    for bad in (0, -2, 2.0):
+        with pytest.raises(ValueError, match="num_heads"):
+            MultiheadAttention(8, bad)
+    with pytest.raises(ValueError, match="embed_dim"):
+        MultiheadAttention(0, 1)
+    with pytest.raises(ValueError, match="num_heads"):
+        split_heads(x, 0)
+
+
+def test_empty_batch_as_in_torch():
+    reference, ours = _pair(torch.float32)
+    x = torch.randn(0, 5, 8)
+    out, w = ours(x, x, x)
+    out_ref, w_ref = reference(x, x, x)
+    assert out.shape == out_ref.shape == (0, 5, 8) and w.shape == w_ref.shape
+
+
+def test_pooling_and_unequal_heads_refuse_bad_inputs():
+    pool = AttentionPooling(6)
+    with pytest.raises(TypeError, match=r"x has dtype torch.float64"):
+        pool(torch.randn(2, 3, 6, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"x must be \(N, T, E\) with E=6"):
+        pool(torch.randn(2, 3, 5))
+    with pytest.raises(TypeError, match=r"mask must be a bool tensor \(True = may attend"):
+        pool(torch.randn(2, 3, 6), torch.ones(2, 3))
+    layer = UnequalHeadsAttention(6, qk_dims=[2], v_dims=[3])
+    with pytest.raises(ValueError, match="x_kv must be"):
+        layer(torch.randn(2, 3, 6), torch.randn(2, 3, 4))
+    with pytest.raises(TypeError, match="x_q has dtype torch.int64"):
+        layer(torch.ones(2, 3, 6, dtype=torch.long), torch.randn(2, 3, 6))

@@ -141,3 +141,40 @@ def test_unsupported_configurations_are_refused():
         srnn.spectral_radius(torch.randn(2, 3))
     with pytest.raises(ValueError, match="rho"):
         srnn.set_spectral_radius(torch.randn(2, 2), -1.0)
+
+
+@pytest.mark.parametrize("impl", ["scratch", "torch"])
+def test_empty_batch_gives_empty_outputs_like_nn_rnn(impl):
+    reference, ours = _pair(dtype=torch.float32, impl=impl)
+    x = torch.randn(0, 4, 3)
+    out_ref, h_ref = reference(x)
+    out, h = ours(x)
+    assert out.shape == out_ref.shape == (0, 4, 5) and h.shape == h_ref[0].shape == (0, 5)
+
+
+def test_initial_state_must_be_finite_and_of_the_inputs_dtype():
+    layer = srnn.RNN(3, 5)
+    with pytest.raises(ValueError, match="h0 contains NaN or infinite"):
+        layer(torch.randn(2, 4, 3), torch.full((2, 5), float("nan")))
+    with pytest.raises(
+        TypeError, match=r"h0 has dtype torch.float64 but x and the weights have dtype torch.float32"
+    ):
+        layer(torch.randn(2, 4, 3), torch.zeros(2, 5, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"x has dtype torch.float64"):
+        layer(torch.randn(2, 4, 3, dtype=torch.float64))
+
+
+def test_rnn_and_lstm_share_the_parameter_layout_of_pytorch():
+    from seqlab.lstm import GRU, LSTM
+
+    for module, gates in ((srnn.RNNCell(3, 5), 1), (GRU(3, 5), 3), (LSTM(3, 5), 4)):
+        shapes = {name: tuple(p.shape) for name, p in module.named_parameters()}
+        assert shapes == {
+            "weight_ih": (gates * 5, 3),
+            "weight_hh": (gates * 5, 5),
+            "bias_ih": (gates * 5,),
+            "bias_hh": (gates * 5,),
+        }
+        assert all(p.abs().max() <= 5**-0.5 for p in module.parameters())
+    with pytest.raises(ValueError, match="input_size must be a positive int"):
+        srnn.RNNCell(0, 3)

@@ -12,6 +12,8 @@ CONFIGS = [
     dict(attention="general", style="luong", input_feeding=True),
     dict(attention="concat", style="luong", window=("local-m", 2)),
     dict(attention="general", style="luong", window=("local-p", 2)),
+    dict(attention="additive", style="bahdanau", bidirectional=True),
+    dict(attention="dot", style="luong", input_feeding=True, bidirectional=True),
 ]
 
 
@@ -108,3 +110,15 @@ def test_bad_configurations_and_inputs():
     model = Seq2Seq(12, 10, embed_size=8, hidden_size=16)
     with pytest.raises(ValueError, match="src_len must lie"):
         model.encode(torch.ones(2, 3, dtype=torch.long), torch.tensor([3, 4]))
+
+
+def test_bidirectional_encoder_ignores_padding():
+    torch.manual_seed(5)
+    model = Seq2Seq(12, 10, embed_size=8, hidden_size=16, attention="additive", bidirectional=True).eval()
+    src, src_len, tgt_in = _batch()
+    logits, _ = model(src, src_len, tgt_in)
+    longer = torch.cat([src, torch.zeros(3, 3, dtype=src.dtype)], dim=1)  # three more padding columns
+    logits_longer, _ = model(longer, src_len, tgt_in)
+    torch.testing.assert_close(logits_longer, logits)
+    alone, _ = model(src[2:, :2], src_len[2:], tgt_in[2:])  # row 2 on its own, unpadded
+    torch.testing.assert_close(alone[0], logits[2])

@@ -5,8 +5,10 @@ from torch import nn
 
 from seqlab.decoding import beam_search, greedy
 from seqlab.masks import causal_mask
+from seqlab.multihead import MultiheadAttention, cached_attention, project_kv
 from seqlab.train import label_smoothed_cross_entropy, warmup_inverse_sqrt, warmup_scheduler
-from seqlab.transformer import DecoderLayer, EncoderLayer, Transformer, count_parameters
+from seqlab.transformer import DecoderLayer, EncoderLayer, Transformer
+from seqlab.utils import count_parameters
 
 E, H, FF = 16, 4, 32
 
@@ -77,7 +79,8 @@ def test_cached_decoding_steps_equal_the_teacher_forced_forward(norm_first):
     for t in range(tgt_in.shape[1]):
         step_logits, state = model.step(tgt_in[:, t], state)
         torch.testing.assert_close(step_logits, logits[:, t], atol=1e-5, rtol=1e-5)
-    assert state["layers"][0]["self_k"].shape == (2, H, 4, E // H)  # one cached key per step
+    keys, values = state["caches"][0]
+    assert keys.shape == values.shape == (2, H, 4, E // H)  # one cached key and value per step
 
 
 def test_padding_in_the_source_changes_nothing():
@@ -146,6 +149,38 @@ def test_bad_inputs_are_named():
         EncoderLayer(E, H)(torch.randn(2, 3, E + 1))
 
 
+@pytest.mark.parametrize(
+    "change, error, message",
+    [
+        (dict(src_len=[5, 3]), TypeError, "src_len"),
+        (dict(src_len=torch.tensor([5.0, 3.0])), TypeError, "src_len"),
+        (dict(src=torch.tensor([[4, 5, 6, 7, 11], [9, 4, 5, 0, 0]])), ValueError, "src .*0..10"),
+        (dict(src=torch.tensor([[4.0, 5, 6, 7, 8], [9, 4, 5, 0, 0]])), TypeError, "src"),
+        (dict(tgt_in=torch.zeros(2, 0, dtype=torch.long)), ValueError, "tgt_in"),
+        (dict(tgt_in=torch.tensor([[1, 4, 6, 8], [1, 9, 10, 12]])), ValueError, "tgt_in .*0..10"),
+        (dict(tgt_in=torch.tensor([[1.0, 4, 6, 8], [1, 9, 10, 5]])), TypeError, "tgt_in"),
+    ],
+)
+def test_bad_model_inputs_are_named_before_any_computation(change, error, message):
+    model = _model()
+    src, src_len, tgt_in = _batch()
+    arguments = dict(src=src, src_len=src_len, tgt_in=tgt_in)
+    arguments.update(change)
+    with pytest.raises(error, match=message):
+        model(**arguments)
+
+
+def test_bad_layer_masks_are_named():
+    layer = DecoderLayer(E, H, FF)
+    y, memory = torch.randn(2, 5, E), torch.randn(2, 6, E)
+    with pytest.raises(ValueError, match="memory_key_padding_mask"):
+        layer(y, memory, memory_key_padding_mask=torch.zeros(2, 5, dtype=torch.bool))
+    with pytest.raises(ValueError, match="tgt_mask"):
+        layer(y, memory, tgt_mask=torch.zeros(5, 6, dtype=torch.bool))
+    with pytest.raises(TypeError, match="src_key_padding_mask"):
+        EncoderLayer(E, H, FF)(y, src_key_padding_mask=torch.zeros(2, 5))
+
+
 def test_label_smoothing_equals_torch():
     torch.manual_seed(3)
     logits, target = torch.randn(12, 7), torch.randint(0, 7, (12,))
@@ -174,3 +209,114 @@ def test_warmup_schedule_rises_peaks_and_decays():
     assert opt.param_groups[0]["lr"] == pytest.approx(lrs[1])
     with pytest.raises(ValueError, match="step"):
         warmup_inverse_sqrt(0, 64, 100)
+
+
+def _pad(n, length, real):
+    return torch.arange(length).expand(n, length) >= torch.tensor(real).unsqueeze(1)  # True = padding
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_layers_equal_torch_in_float64(norm_first):
+    torch.manual_seed(4)
+    kw = dict(dropout=0.0, batch_first=True, norm_first=norm_first, layer_norm_eps=1e-3, dtype=torch.float64)
+    ref_enc = nn.TransformerEncoderLayer(E, H, FF, **kw)
+    ref_dec = nn.TransformerDecoderLayer(E, H, FF, **kw)
+    enc, dec = EncoderLayer.from_torch(ref_enc), DecoderLayer.from_torch(ref_dec)
+    assert enc.linear1.weight.dtype == dec.norm3.weight.dtype == torch.float64
+    assert enc.norm1.eps == dec.norm2.eps == 1e-3
+    x, memory = torch.randn(3, 7, E, dtype=torch.float64), torch.randn(3, 5, E, dtype=torch.float64)
+    pad_x, pad_m = _pad(3, 7, [7, 4, 6]), _pad(3, 5, [5, 5, 2])
+    real = ~pad_x
+    tight = dict(atol=1e-12, rtol=1e-12)
+    out, out_ref = enc(x, src_key_padding_mask=pad_x), ref_enc(x, src_key_padding_mask=pad_x)
+    torch.testing.assert_close(out[real], out_ref[real], **tight)
+    causal = ~causal_mask(7)  # torch's meaning: True = ignore
+    out = dec(x, memory, tgt_mask=causal, memory_key_padding_mask=pad_m)
+    out_ref = ref_dec(x, memory, tgt_mask=causal, memory_key_padding_mask=pad_m)
+    torch.testing.assert_close(out, out_ref, **tight)
+    out.square().sum().backward()
+    out_ref.square().sum().backward()
+    grads = _grads(ref_dec)
+    for name, g in _grads(dec).items():
+        torch.testing.assert_close(g, grads[name], atol=1e-10, rtol=1e-10, msg=name)
+
+
+def test_attention_weights_are_returned_not_stored():
+    torch.manual_seed(5)
+    enc, dec = EncoderLayer(E, H, FF).eval(), DecoderLayer(E, H, FF).eval()
+    x, memory = torch.randn(2, 4, E), torch.randn(2, 3, E)
+    out, weights = enc(x, need_weights=True)
+    torch.testing.assert_close(out, enc(x))
+    assert weights.shape == (2, H, 4, 4)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(2, H, 4))
+    out, weights = dec(x, memory, tgt_is_causal=True, need_weights=True)
+    assert weights["self"].shape == (2, H, 4, 4) and weights["cross"].shape == (2, H, 4, 3)
+    assert torch.all(weights["self"].triu(1) == 0)
+    for module in (enc, dec):
+        assert not any(isinstance(v, torch.Tensor) for k, v in vars(module).items() if "weight" in k)
+
+
+def test_memory_is_causal_without_a_mask_applies_the_causal_mask():
+    torch.manual_seed(6)
+    dec = DecoderLayer(E, H, FF).eval()
+    y, memory = torch.randn(2, 4, E), torch.randn(2, 6, E)
+    out, weights = dec(y, memory, memory_is_causal=True, need_weights=True)
+    assert torch.all(weights["cross"].triu(1) == 0)
+    torch.testing.assert_close(out, dec(y, memory, memory_mask=~causal_mask(4, 6)))
+    assert not torch.allclose(out, dec(y, memory))
+
+
+def test_decoder_layer_step_equals_forward_with_the_same_mask_meaning():
+    torch.manual_seed(7)
+    dec = DecoderLayer(E, H, FF, norm_first=True).eval()
+    y, memory = torch.randn(2, 5, E), torch.randn(2, 6, E)
+    pad = _pad(2, 6, [6, 3])  # True = padding, in step as in forward
+    full = dec(y, memory, tgt_is_causal=True, memory_key_padding_mask=pad)
+    memory_kv, cache = project_kv(dec.multihead_attn, memory), None
+    for t in range(5):
+        out, cache = dec.step(y[:, t : t + 1], memory_kv, cache, memory_key_padding_mask=pad)
+        torch.testing.assert_close(out[:, 0], full[:, t], atol=1e-5, rtol=1e-5)
+
+
+def test_cached_attention_equals_multihead_attention():
+    torch.manual_seed(8)
+    mha = MultiheadAttention(E, H).eval()
+    x = torch.randn(2, 5, E)
+    expected, _ = mha(x, x, x, is_causal=True)
+    cache = None
+    for t in range(5):  # one position at a time, over the cached ones
+        out, _, cache = cached_attention(mha, x[:, t : t + 1], x[:, t : t + 1], None, cache)
+        torch.testing.assert_close(out[:, 0], expected[:, t], atol=1e-5, rtol=1e-5)
+    allowed = causal_mask(5)
+    out, weights, (keys, values) = cached_attention(mha, x, x, allowed, need_weights=True)
+    torch.testing.assert_close(out, expected, atol=1e-5, rtol=1e-5)
+    assert keys.shape == values.shape == (2, H, 5, E // H) and weights.shape == (2, H, 5, 5)
+    with pytest.raises(ValueError, match="source"):
+        cached_attention(mha, x, None)
+
+
+def test_attention_dropout_acts_on_the_weights():
+    torch.manual_seed(9)
+    mha = MultiheadAttention(E, H)
+    nn.init.normal_(mha.out_proj.bias)
+    x = torch.randn(2, 5, E)
+    out, _, _ = cached_attention(mha, x, x, dropout_p=1.0)  # every weight dropped
+    torch.testing.assert_close(out, mha.out_proj.bias.expand(2, 5, E))
+    layer = EncoderLayer(E, H, FF, dropout=0.5)
+    torch.testing.assert_close(layer.eval()(x), layer.eval()(x))
+    assert not torch.allclose(layer.train()(x), layer.train()(x))
+
+
+def test_from_torch_refuses_a_different_attention_dropout():
+    ref = nn.TransformerEncoderLayer(E, H, FF, dropout=0.1, batch_first=True)
+    ref.self_attn.dropout = 0.3
+    with pytest.raises(ValueError, match="dropout"):
+        EncoderLayer.from_torch(ref)
+    copy = EncoderLayer.from_torch(nn.TransformerEncoderLayer(E, H, FF, dropout=0.2, batch_first=True))
+    assert copy.dropout.p == 0.2
+
+
+def test_count_parameters():
+    assert count_parameters(nn.Linear(3, 2)) == 8
+    with pytest.raises(TypeError, match="module"):
+        count_parameters([nn.Parameter(torch.zeros(2))])

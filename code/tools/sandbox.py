@@ -24,7 +24,7 @@ Gradescope, because the tests call the submission's functions. The guards stop w
 do by editing their notebook in the ordinary ways (replacing the checks or ``torch.allclose``,
 exiting, writing a fake results file, reading the hidden tests or other students' files, using
 too much time or memory). They are not a security boundary against arbitrary native code: run
-untrusted work from outside the class in containers (see the README, "Grading a large class").
+untrusted work from outside the class in containers (see the README, "Grading", "What it is not").
 """
 
 from __future__ import annotations
@@ -442,24 +442,21 @@ def _make_runner(env: dict, limits: dict, switch, violations: list[str], tamper_
     return run_case, check_world
 
 
-def main() -> int:
-    request, token = _load_request()
-    os.close(0)
-    _set_limits(request)
-    os.environ["MPLBACKEND"] = "Agg"
-    _preimport()
-    from otter.test_files import OKTestFile  # before the stand-in for otter replaces it
-
-    sys.modules["otter"] = _fake_otter()
-
+def _read_questions(tests: list, ok_test_file) -> list[tuple[str, list, bool]]:
+    """(question, [(case, body, hidden, points)], all_or_nothing) from the chapter's OK test files."""
     questions = []
-    for name, source in request["tests"]:
+    for name, source in tests:
         spec: dict = {}
         exec(source, spec)  # the chapter's own test file, trusted
-        test_file = OKTestFile.from_spec(spec["test"], path=name)
+        test_file = ok_test_file.from_spec(spec["test"], path=name)
         cases = [(c.name, c.body, bool(c.hidden), float(c.points)) for c in test_file.test_cases]
         questions.append((test_file.name, cases, bool(test_file.all_or_nothing)))
-    with open(request["notebook"], encoding="utf-8") as handle:
+    return questions
+
+
+def _code_cells(path: str) -> list[tuple[int, str]]:
+    """(index, source) of the submission's code cells, lesson cells (``otter_ignore``) left out."""
+    with open(path, encoding="utf-8") as handle:
         notebook = json.load(handle)
     cells = []
     for index, cell in enumerate(notebook.get("cells", [])):
@@ -471,6 +468,71 @@ def main() -> int:
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
         cells.append((index, source))
+    return cells
+
+
+def _run_cells(cells, env: dict, transform, limits: dict, switch, arm, disarm) -> list[tuple]:
+    """Run the submission's cells one by one, guarded and under the cell time limit.
+
+    Returns the problems, ``(kind, cell index, message)``: a cell that fails is recorded and the
+    next one runs, so a broken answer costs only its own question.
+    """
+    problems = []
+    for index, source in cells:
+        try:
+            code = compile(transform(source), f"<cell {index}>", "exec")
+        except SyntaxError as exc:
+            problems.append(("syntax", index, f"SyntaxError: {exc.msg} (line {exc.lineno})"))
+            continue
+        except Exception as exc:  # noqa: BLE001 - a cell the transformer cannot read
+            problems.append(("syntax", index, f"{type(exc).__name__}: {exc}"[:240]))
+            continue
+        arm(limits["cell_timeout"])
+        switch(True)
+        try:
+            exec(code, env)
+        except BaseException as exc:  # noqa: BLE001 - anything a cell raises is the submission's
+            switch(False)
+            disarm()
+            kind, message = _describe(exc, limits)
+            problems.append((kind, index, message))
+        finally:
+            switch(False)
+            disarm()
+        sys.stdout = sys.stderr = _Discard()
+    return problems
+
+
+def _grade_questions(questions, run_case, check_world, emit, violations: list, tamper_log: list) -> None:
+    """Run every test case of every question and emit one signed result line per question."""
+    for name, cases, all_or_nothing in questions:
+        outcomes = []
+        for case_name, body, hidden, points in cases:
+            passed, kind, message = run_case(body)
+            outcomes.append({"name": case_name, "hidden": hidden, "points": points, "passed": passed,
+                             "kind": kind, "message": message})  # fmt: skip
+            sys.stdout = sys.stderr = _Discard()
+            check_world()
+        possible = sum(o["points"] for o in outcomes)
+        score = sum(o["points"] for o in outcomes if o["passed"])
+        if all_or_nothing and score < possible:
+            score = 0.0
+        emit("question", {"name": name, "score": score, "possible": possible, "cases": outcomes,
+                          "refused": list(violations), "replaced": list(tamper_log)})  # fmt: skip
+
+
+def main() -> int:
+    request, token = _load_request()
+    os.close(0)
+    _set_limits(request)
+    os.environ["MPLBACKEND"] = "Agg"
+    _preimport()
+    from otter.test_files import OKTestFile  # before the stand-in for otter replaces it
+
+    sys.modules["otter"] = _fake_otter()
+
+    questions = _read_questions(request["tests"], OKTestFile)
+    cells = _code_cells(request["notebook"])
 
     results_path = request["results"]
     limits = {k: request[k] for k in ("cell_timeout", "test_timeout", "memory_bytes")}
@@ -514,46 +576,10 @@ def main() -> int:
     sys.addaudithook(hook)
 
     arm, disarm = _make_stopper(switch)
-    cell_problems = []
-    for index, source in cells:
-        try:
-            code = compile(transform(source), f"<cell {index}>", "exec")
-        except SyntaxError as exc:
-            cell_problems.append(("syntax", index, f"SyntaxError: {exc.msg} (line {exc.lineno})"))
-            continue
-        except Exception as exc:  # noqa: BLE001 - a cell the transformer cannot read
-            cell_problems.append(("syntax", index, f"{type(exc).__name__}: {exc}"[:240]))
-            continue
-        arm(limits["cell_timeout"])
-        switch(True)
-        try:
-            exec(code, env)
-        except BaseException as exc:  # noqa: BLE001 - anything a cell raises is the submission's
-            switch(False)
-            disarm()
-            kind, message = _describe(exc, limits)
-            cell_problems.append((kind, index, message))
-        finally:
-            switch(False)
-            disarm()
-        sys.stdout = sys.stderr = _Discard()
+    cell_problems = _run_cells(cells, env, transform, limits, switch, arm, disarm)
     check_world()
     emit("cells", {"problems": cell_problems, "refused": list(violations), "replaced": list(tamper_log)})
-
-    for name, cases, all_or_nothing in questions:
-        outcomes = []
-        for case_name, body, hidden, points in cases:
-            passed, kind, message = run_case(body)
-            outcomes.append({"name": case_name, "hidden": hidden, "points": points, "passed": passed,
-                             "kind": kind, "message": message})  # fmt: skip
-            sys.stdout = sys.stderr = _Discard()
-            check_world()
-        possible = sum(o["points"] for o in outcomes)
-        score = sum(o["points"] for o in outcomes if o["passed"])
-        if all_or_nothing and score < possible:
-            score = 0.0
-        emit("question", {"name": name, "score": score, "possible": possible, "cases": outcomes,
-                          "refused": list(violations), "replaced": list(tamper_log)})  # fmt: skip
+    _grade_questions(questions, run_case, check_world, emit, violations, tamper_log)
     emit("done", {"refused": list(violations), "replaced": list(tamper_log)})
     real_exit(0)
     return 0

@@ -19,8 +19,8 @@ The RNN attention chapters score a decoder state s against encoder states h_j in
     concat    e_j = v^T tanh(W [s; h_j])          (Luong)
     additive  e_j = v^T tanh(W s + U h_j)         (Bahdanau)
 
-and ``local_window`` / ``gaussian_window`` restrict them to a window of 2D + 1 source positions
-around an aligned position p (Luong's local-m and local-p attention).
+and ``seqlab.masks.local_window`` / ``gaussian_window`` restrict them to a window of 2D + 1
+source positions around an aligned position p (Luong's local-m and local-p attention).
 """
 
 from __future__ import annotations
@@ -36,8 +36,6 @@ __all__ = [
     "scaled_dot_product_attention",
     "masked_softmax",
     "AttentionScore",
-    "local_window",
-    "gaussian_window",
 ]
 
 
@@ -47,15 +45,43 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     Masked entries get weight exactly 0; a row with no allowed entry gets all zeros (and a
     finite gradient), never NaN.
     """
+    if not isinstance(scores, torch.Tensor) or not scores.is_floating_point():
+        raise TypeError(
+            f"scores must be a floating-point tensor, got {getattr(scores, 'dtype', type(scores))}"
+        )
     if mask is None:
         return scores.softmax(dim=-1)
     check_mask(mask)
+    _check_mask_shape(mask, tuple(scores.shape), "scores")
     scores = scores.masked_fill(~mask, float("-inf"))
-    seen = mask.any(dim=-1, keepdim=True)
-    return scores.masked_fill(~seen, 0.0).softmax(dim=-1).masked_fill(~seen, 0.0)
+    seen = mask.any(dim=-1, keepdim=True)  # rows with at least one allowed key
+    # a row of -inf alone would give 0/0 = NaN: give it finite scores, then zeros
+    weights = scores.masked_fill(~seen, 0.0).softmax(dim=-1)
+    return weights.masked_fill(~seen, 0.0)
 
 
-def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
+def _check_mask_shape(mask: torch.Tensor, target: tuple[int, ...], what: str) -> None:
+    """Refuse a mask that does not broadcast to ``target``, or that would enlarge it."""
+    try:
+        shape = torch.broadcast_shapes(mask.shape, target)
+    except RuntimeError:
+        shape = None
+    if shape != torch.Size(target):
+        raise ValueError(
+            f"mask of shape {tuple(mask.shape)} does not broadcast to the {what}' shape "
+            f"{target} (..., L, S)" + ("" if shape is None else f": it would make them {tuple(shape)}")
+        )
+
+
+def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Size:
+    """Refuse bad q, k, v (types, dtypes, shapes); return their broadcast batch shape."""
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if not t.is_floating_point():
+            raise TypeError(f"{name} must be a floating-point tensor, got dtype {t.dtype}")
+    if not q.dtype == k.dtype == v.dtype:
+        raise TypeError(f"q, k, v must share one dtype: got q {q.dtype}, k {k.dtype}, v {v.dtype}")
     if q.dim() < 2 or q.dim() != k.dim() or k.dim() != v.dim():
         raise ValueError(
             "q, k, v must have the same rank (>= 2): "
@@ -65,6 +91,17 @@ def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
         raise ValueError(f"q and k must share their last dimension D: got {q.shape[-1]} and {k.shape[-1]}")
     if k.shape[-2] != v.shape[-2]:
         raise ValueError(f"k and v must have the same number of keys S: got {k.shape[-2]} and {v.shape[-2]}")
+    if q.shape[-1] == 0:
+        raise ValueError(
+            f"q and k need a width D >= 1 (scores are scaled by 1 / sqrt(D)), got q {tuple(q.shape)}"
+        )
+    try:
+        return torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(
+            "the batch dimensions of q, k, v do not broadcast: "
+            f"got {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}"
+        ) from None
 
 
 def scaled_dot_product_attention(
@@ -92,18 +129,12 @@ def scaled_dot_product_attention(
     Returns:
         out (..., L, D_v), and the weights (..., L, S) if ``return_weights``.
     """
-    _check_qkv(q, k, v)
+    batch = _check_qkv(q, k, v)
     if impl not in ("scratch", "torch"):
         raise ValueError(f"impl must be 'scratch' or 'torch', got {impl!r}")
     if mask is not None:
         check_mask(mask)
-        try:
-            torch.broadcast_shapes(mask.shape, (*q.shape[:-1], k.shape[-2]))
-        except RuntimeError:
-            raise ValueError(
-                f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape "
-                f"{(*q.shape[:-1], k.shape[-2])} (..., L, S)"
-            ) from None
+        _check_mask_shape(mask, (*batch, q.shape[-2], k.shape[-2]), "scores")
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
     if impl == "torch":
         if return_weights:
@@ -111,7 +142,7 @@ def scaled_dot_product_attention(
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
 
     scores = (q @ k.transpose(-2, -1)) * scale  # (..., L, S)
-    weights = masked_softmax(scores, mask)  # a row with no allowed key gets zeros, not NaN
+    weights = masked_softmax(scores, mask)  # no allowed key: zeros, not NaN
     out = weights @ v
     return (out, weights) if return_weights else out
 
@@ -160,8 +191,8 @@ class AttentionScore(torch.nn.Module):
             raise ValueError(f"impl must be 'scratch' or 'batched', got {impl!r}")
         if self.kind == "dot":
             return query @ keys.transpose(1, 2)
-        if self.kind == "general":
-            return query @ self.W(keys).transpose(1, 2)
+        if self.kind == "general":  # (s^T W) h: W meets each query once, not each of the S keys
+            return (query @ self.W.weight) @ keys.transpose(1, 2)
         if self.kind == "concat":
             w_q, w_k = self.W.weight.split(
                 [query.shape[-1], keys.shape[-1]], dim=1
@@ -181,31 +212,3 @@ class AttentionScore(torch.nn.Module):
         if self.kind == "concat":
             return self.v(torch.tanh(self.W(torch.cat([s, h], dim=-1)))).squeeze(-1)
         return self.v(torch.tanh(self.W(s) + self.U(h))).squeeze(-1)
-
-
-def local_window(center: torch.Tensor, source_length: int, half_width: int) -> torch.Tensor:
-    """Bool mask (N, L, S): True at source positions within ``half_width`` of ``center`` (N, L).
-
-    Luong's local attention looks only at [p_t - D, p_t + D]; ``center`` is p_t (an integer
-    position t for local-m, a predicted real position for local-p) and ``half_width`` is D.
-    """
-    if half_width < 0:
-        raise ValueError(f"half_width D must be >= 0, got {half_width}")
-    positions = torch.arange(
-        source_length,
-        device=center.device,
-        dtype=center.dtype if center.is_floating_point() else torch.float32,
-    )
-    return (positions - center.unsqueeze(-1)).abs() <= half_width
-
-
-def gaussian_window(center: torch.Tensor, source_length: int, half_width: int) -> torch.Tensor:
-    """exp(-(s - p_t)^2 / (2 sigma^2)) with sigma = D / 2, for every source position s: (N, L, S).
-
-    Local-p multiplies its window's attention weights by this, favouring positions near p_t.
-    """
-    if half_width < 1:
-        raise ValueError(f"half_width D must be >= 1 for a Gaussian window, got {half_width}")
-    positions = torch.arange(source_length, device=center.device, dtype=torch.float32)
-    sigma = half_width / 2
-    return torch.exp(-((positions - center.unsqueeze(-1)) ** 2) / (2 * sigma**2))

@@ -6,15 +6,25 @@ tuple, list or dict of tensors, with the hypotheses along dimension 0), it retur
 log-probabilities of the next token (B, V) and the new state. An RNN decoder's state is its
 hidden state; a Transformer's can be the prefix so far.
 
-- ``greedy`` takes the most probable token at every step: fast, batched, and it can never undo
-  a choice.
-- ``beam_search`` keeps the ``beam_size`` best partial hypotheses at every step. Finished
-  hypotheses are ranked by ``log p / length ** alpha``; with ``alpha = 0`` short outputs are
-  favoured (every token costs probability), ``alpha = 1`` ranks by mean log-probability per token.
+- ``greedy`` takes the most probable token at every step,
+  y_t = argmax_v log p(v | y_<t, x): fast, batched, and it can never undo a choice.
+- ``beam_search`` (one input) and ``beam_search_batch`` (N inputs, one model call per step)
+  keep the ``beam_size`` (k) prefixes with the highest summed log-probability
+  at every step: it extends each of them by every token, scores the k V extensions, and keeps
+  the k best. Finished hypotheses are ranked by ``log p(y | x) / |y| ** alpha``; with
+  ``alpha = 0`` short outputs are favoured (every token costs probability), ``alpha = 1`` ranks
+  by mean log-probability per token.
+
+The tokens fed to the model stay on the device of the state (or of the log-probabilities the
+model returns): nothing is copied to the CPU and back at each step. Beam search moves only its
+bookkeeping to the host: the scores of the hypotheses that have just finished.
+``CountingStep`` wraps a step function to count its calls and the hypotheses it scores, a
+measure of decoding cost that does not depend on the machine's load.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +32,7 @@ import torch
 
 from .text import BOS, EOS, PAD
 
-__all__ = ["select_state", "greedy", "beam_search"]
+__all__ = ["select_state", "greedy", "beam_search", "beam_search_batch", "CountingStep"]
 
 State = Any
 Step = Callable[[torch.Tensor, State], tuple[torch.Tensor, State]]
@@ -41,7 +51,43 @@ def select_state(state: State, index: torch.Tensor) -> State:
     raise TypeError(f"cannot select rows of a state of type {type(state).__name__}")
 
 
+def _tensors(state: State) -> list[torch.Tensor]:
+    """Every tensor in ``state`` (nested tuples, lists and dicts)."""
+    if isinstance(state, torch.Tensor):
+        return [state]
+    if isinstance(state, (tuple, list)):
+        return [t for s in state for t in _tensors(s)]
+    if isinstance(state, dict):
+        return [t for s in state.values() for t in _tensors(s)]
+    return []
+
+
+def _state_device(state: State, device: str | torch.device | None) -> torch.device:
+    """``device`` if given, else the device of the state's first tensor, else the CPU."""
+    if device is not None:
+        return torch.device(device)
+    tensors = _tensors(state)
+    return tensors[0].device if tensors else torch.device("cpu")
+
+
+def _check_args(step: Step, state: State, rows: int, max_len: int, **token_ids: int) -> None:
+    if not callable(step):
+        raise TypeError(f"step must be a function step(tokens, state), got {type(step).__name__}")
+    if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
+        raise ValueError(f"max_len must be an int >= 1, got {max_len!r}")
+    for name, value in token_ids.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be a token id (an int >= 0), got {value!r}")
+    if state is not None and not isinstance(state, (torch.Tensor, tuple, list, dict)):
+        raise TypeError(f"state must be a tensor, tuple, list, dict or None, got {type(state).__name__}")
+    wrong = [tuple(t.shape) for t in _tensors(state) if t.dim() > 0 and t.shape[0] != rows]
+    if wrong:
+        raise ValueError(f"state must hold {rows} row(s) along dimension 0, got tensors of shapes {wrong}")
+
+
 def _check_log_probs(log_probs: torch.Tensor, rows: int) -> None:
+    if not isinstance(log_probs, torch.Tensor) or not log_probs.is_floating_point():
+        raise TypeError(f"step must return floating-point log-probabilities, got {log_probs!r:.60}")
     if log_probs.dim() != 2 or log_probs.shape[0] != rows:
         raise ValueError(
             f"step must return log-probabilities of shape ({rows}, V), got {tuple(log_probs.shape)}"
@@ -52,29 +98,49 @@ def _check_log_probs(log_probs: torch.Tensor, rows: int) -> None:
 
 @torch.no_grad()
 def greedy(
-    step: Step, state: State, batch_size: int, max_len: int, bos: int = BOS, eos: int = EOS, pad: int = PAD
+    step: Step,
+    state: State,
+    batch_size: int,
+    max_len: int,
+    bos: int = BOS,
+    eos: int = EOS,
+    pad: int = PAD,
+    device: str | torch.device | None = None,
 ) -> torch.Tensor:
-    """Greedy decoding of a batch.
+    """Greedy decoding of a batch: at every step, the most probable next token of each row.
+
+    Args:
+        step: the model, as described in the module docstring.
+        state: the initial state, ``batch_size`` rows along dimension 0.
+        batch_size: N, the number of inputs decoded together.
+        max_len: the most tokens to generate per row (EOS included).
+        bos, eos, pad: the token ids of begin-of-sequence, end-of-sequence and padding.
+        device: where the token ids live; default: the device of the state's first tensor.
 
     Returns:
-        (N, T) token ids without the BOS, T <= ``max_len``; each row ends at its first EOS
-        (included) and is padded with ``pad`` after it.
+        (N, T) token ids without the BOS, T <= ``max_len``, on the device of the model's
+        log-probabilities; each row ends at its first EOS (included) and is padded with ``pad``
+        after it.
     """
-    if max_len < 1:
-        raise ValueError(f"max_len must be >= 1, got {max_len}")
-    tokens = torch.full((batch_size,), bos, dtype=torch.long)
-    done = torch.zeros(batch_size, dtype=torch.bool)
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    _check_args(step, state, batch_size, max_len, bos=bos, eos=eos, pad=pad)
+    device = _state_device(state, device)
+    tokens = torch.full((batch_size,), bos, dtype=torch.long, device=device)  # y_0 = BOS
+    done = None  # (N,) rows that have produced EOS, made where the model answers
     out = []
     for _ in range(max_len):
-        log_probs, state = step(tokens, state)
+        log_probs, state = step(tokens, state)  # (N, V): log p(v | y_<t, x)
         _check_log_probs(log_probs, batch_size)
-        tokens = log_probs.argmax(dim=-1).cpu()
-        tokens = torch.where(done, torch.full_like(tokens, pad), tokens)
+        tokens = log_probs.argmax(dim=-1)  # (N,): y_t, on the model's device
+        if done is None:
+            done = torch.zeros_like(tokens, dtype=torch.bool)
+        tokens = tokens.masked_fill(done, pad)  # rows that have finished get padding
         out.append(tokens)
-        done |= tokens == eos
+        done = done | (tokens == eos)
         if done.all():
             break
-        tokens = torch.where(done, torch.full_like(tokens, eos), tokens)
+        tokens = tokens.masked_fill(done, eos)  # and are fed EOS from now on
     return torch.stack(out, dim=1)
 
 
@@ -87,6 +153,7 @@ def beam_search(
     alpha: float = 0.0,
     bos: int = BOS,
     eos: int = EOS,
+    device: str | torch.device | None = None,
 ) -> list[tuple[torch.Tensor, float]]:
     """Beam search for one input (``state`` has batch size 1).
 
@@ -95,47 +162,153 @@ def beam_search(
         state: the initial state for the single input.
         beam_size: k, the number of hypotheses kept alive at every step.
         max_len: the longest output (EOS included); hypotheses still alive then are finished.
-        alpha: length normalisation, score = log p / length ** alpha.
+        alpha: length normalisation (>= 0), score = log p / length ** alpha.
+        bos, eos: the token ids of begin- and end-of-sequence.
+        device: where the token ids live; default: the device of the state's first tensor.
 
     Returns:
         Up to ``beam_size`` finished hypotheses, best first: ``(tokens, score)`` with tokens the
         (T,) ids without BOS (ending with EOS unless cut at ``max_len``).
     """
-    if beam_size < 1 or max_len < 1:
-        raise ValueError(f"beam_size and max_len must be >= 1, got {beam_size}, {max_len}")
-    alive = torch.full((1, 1), bos, dtype=torch.long)  # (B, t) with BOS first
-    scores = torch.zeros(1)  # log-probability of each alive hypothesis
+    if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
+        raise ValueError(f"beam_size must be an int >= 1, got {beam_size!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < math.inf:
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    _check_args(step, state, 1, max_len, bos=bos, eos=eos)
+    device = _state_device(state, device)
+    alive = torch.full((1, 1), bos, dtype=torch.long, device=device)  # (B, t): BOS, prefixes
+    scores = torch.zeros(1, device=device)  # (B,): log p(prefix | x) of each
     finished: list[tuple[torch.Tensor, float]] = []
     for t in range(1, max_len + 1):
-        log_probs, state = step(alive[:, -1], state)
+        log_probs, state = step(alive[:, -1], state)  # (B, V)
         _check_log_probs(log_probs, alive.shape[0])
-        log_probs = log_probs.float().cpu()
+        alive, scores = alive.to(log_probs.device), scores.to(log_probs.device)
         vocab = log_probs.shape[1]
-        candidates = (scores[:, None] + log_probs).flatten()  # (B * V,)
-        top_scores, top = candidates.topk(min(2 * beam_size, candidates.numel()))
-        keep_rows, keep_scores, keep_tokens = [], [], []
-        for score, flat in zip(top_scores.tolist(), top.tolist(), strict=True):
-            row, token = divmod(flat, vocab)
-            if token == eos or t == max_len:
-                sequence = torch.cat([alive[row, 1:], torch.tensor([token])])
-                finished.append((sequence, score / len(sequence) ** alpha))
-            else:
-                keep_rows.append(row)
-                keep_scores.append(score)
-                keep_tokens.append(token)
-            if len(keep_rows) == beam_size:
-                break
-        if not keep_rows:
+        candidates = (scores[:, None] + log_probs.float()).flatten()  # (B V,): all extensions
+        top_scores, top = candidates.topk(min(2 * beam_size, len(candidates)))  # best first
+        rows, tokens = top // vocab, top % vocab  # which prefix, which next token
+        ends = tokens == eos if t < max_len else torch.ones_like(tokens, dtype=torch.bool)
+        keep = (~ends).nonzero().squeeze(1)[:beam_size]  # the k best that go on
+        # finished extensions ranked above the last one kept are stored, normalised
+        last = int(keep[-1]) if len(keep) == beam_size else len(top)
+        for i in ends[:last].nonzero().squeeze(1).tolist():
+            sequence = torch.cat([alive[rows[i], 1:], tokens[i : i + 1]])
+            normalised = top_scores[i].item() / len(sequence) ** alpha
+            finished.append((sequence, normalised))
+        if len(keep) == 0:
             break
         if alpha == 0 and len(finished) >= beam_size:
-            # with alpha = 0 a score can only fall as a hypothesis grows: stop once no alive
-            # hypothesis can still enter the k best finished ones
+            # with alpha = 0 a score can only fall as a hypothesis grows: stop once
+            # no alive hypothesis can still enter the k best finished ones
             kth_best = sorted((s for _, s in finished), reverse=True)[beam_size - 1]
-            if max(keep_scores) < kth_best:
+            if top_scores[keep[0]].item() < kth_best:
                 break
-        rows = torch.tensor(keep_rows)
-        alive = torch.cat([alive[rows], torch.tensor(keep_tokens)[:, None]], dim=1)
-        scores = torch.tensor(keep_scores)
-        state = select_state(state, rows)
+        alive = torch.cat([alive[rows[keep]], tokens[keep, None]], dim=1)
+        scores = top_scores[keep]
+        state = select_state(state, rows[keep])
     finished.sort(key=lambda pair: pair[1], reverse=True)
     return finished[:beam_size]
+
+
+@torch.no_grad()
+def beam_search_batch(
+    step: Step,
+    state: State,
+    batch_size: int,
+    beam_size: int,
+    max_len: int,
+    alpha: float = 0.0,
+    bos: int = BOS,
+    eos: int = EOS,
+    device: str | torch.device | None = None,
+) -> list[list[tuple[torch.Tensor, float]]]:
+    """Beam search for N inputs at once: for each input, what ``beam_search`` returns for it alone.
+
+    The alive hypotheses of every input are run through ``step`` together, one call per step
+    (rows grouped by input, at most ``beam_size`` per input); an input leaves the batch when its
+    search ends. ``state`` holds ``batch_size`` rows. Returns a list of N lists of
+    ``(tokens, score)``, best first, as ``beam_search``.
+    """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
+        raise ValueError(f"beam_size must be an int >= 1, got {beam_size!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < math.inf:
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    _check_args(step, state, batch_size, max_len, bos=bos, eos=eos)
+    dev = _state_device(state, device)
+    owner = torch.arange(batch_size, device=dev)  # (R,): the input each alive row belongs to
+    alive = torch.full((batch_size, 1), bos, dtype=torch.long, device=dev)  # (R, t)
+    scores = torch.zeros(batch_size, device=dev)  # (R,)
+    finished: list[list[tuple[torch.Tensor, float]]] = [[] for _ in range(batch_size)]
+    for t in range(1, max_len + 1):
+        log_probs, state = step(alive[:, -1], state)  # (R, V)
+        _check_log_probs(log_probs, alive.shape[0])
+        dev = log_probs.device
+        owner, alive, scores = owner.to(dev), alive.to(dev), scores.to(dev)
+        vocab = log_probs.shape[1]
+        # lay the rows out as (inputs still searching A, at most k rows W, V) to rank per input
+        active, counts = owner.unique_consecutive(return_counts=True)  # (A,), (A,)
+        start = counts.cumsum(0) - counts  # each input's first row
+        group = torch.repeat_interleave(torch.arange(len(active), device=dev), counts)  # (R,)
+        slot = torch.arange(len(owner), device=dev) - start[group]  # (R,): rank within the input
+        width = int(counts.max())
+        grid = torch.full((len(active), width, vocab), -math.inf, device=dev)
+        grid[group, slot] = scores[:, None] + log_probs.float()
+        top_scores, top = grid.flatten(1).topk(min(2 * beam_size, width * vocab), dim=1)  # (A, C)
+        parent, tokens = top // vocab, top % vocab
+        valid = parent < counts[:, None]  # not a padding slot
+        rows = start[:, None] + parent  # (A, C): the global row of each candidate's prefix
+        ends = valid if t == max_len else valid & (tokens == eos)
+        goes_on = valid & ~ends
+        rank = goes_on.cumsum(1)
+        keep = goes_on & (rank <= beam_size)  # (A, C): the k best that go on, per input
+        position = torch.arange(top.shape[1], device=dev)
+        kth = torch.where(goes_on & (rank == beam_size), position, top.shape[1]).min(1).values
+        record = ends & (position < kth[:, None])  # finished, ranked above the k-th kept
+        a_done, c_done = record.nonzero(as_tuple=True)
+        for a, c, score in zip(
+            a_done.tolist(), c_done.tolist(), top_scores[a_done, c_done].tolist(), strict=True
+        ):
+            sequence = torch.cat([alive[rows[a, c], 1:], tokens[a, c : c + 1]])
+            finished[int(active[a])].append((sequence, score / len(sequence) ** alpha))
+        stop = ~keep.any(1)  # (A,): no hypothesis goes on
+        if alpha == 0:
+            best_alive = torch.where(keep, top_scores, -math.inf).max(1).values.tolist()
+            for a, n in enumerate(active.tolist()):
+                if len(finished[n]) >= beam_size:
+                    kth_best = sorted((s for _, s in finished[n]), reverse=True)[beam_size - 1]
+                    if best_alive[a] < kth_best:
+                        stop[a] = True
+        a_keep, c_keep = (keep & ~stop[:, None]).nonzero(as_tuple=True)  # grouped by input, best first
+        if len(a_keep) == 0:
+            break
+        kept_rows = rows[a_keep, c_keep]
+        alive = torch.cat([alive[kept_rows], tokens[a_keep, c_keep, None]], dim=1)
+        scores, owner = top_scores[a_keep, c_keep], active[a_keep]
+        state = select_state(state, kept_rows)
+    for hypotheses in finished:
+        hypotheses.sort(key=lambda pair: pair[1], reverse=True)
+    return [hypotheses[:beam_size] for hypotheses in finished]
+
+
+class CountingStep:
+    """A step function that counts its calls and the hypotheses (rows) it scores.
+
+    ``counted = CountingStep(model.decoder_step())`` is used like the step it wraps; afterwards
+    ``counted.calls`` is the number of decoder steps run and ``counted.rows`` the number of
+    hypotheses extended (one row of log-probabilities each). Both are properties of the search,
+    not of the machine, so they measure decoding cost the same way under any load.
+    """
+
+    def __init__(self, step: Step) -> None:
+        if not callable(step):
+            raise TypeError(f"step must be a function step(tokens, state), got {type(step).__name__}")
+        self.step = step
+        self.calls = 0
+        self.rows = 0
+
+    def __call__(self, tokens: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
+        self.calls += 1
+        self.rows += tokens.shape[0]
+        return self.step(tokens, state)

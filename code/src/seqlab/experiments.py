@@ -8,7 +8,13 @@ they share lives here:
 - ``sequence_loss``: teacher-forced cross-entropy over the target tokens, padding ignored;
 - ``translate``: batched greedy decoding of a list of source strings;
 - ``exact_match_eval``: an ``eval_fn`` for ``seqlab.train.fit`` that decodes held-out pairs and
-  returns ``{"exact_match": ...}`` (and BLEU/chrF when asked).
+  returns ``{"exact_match": ...}`` (and BLEU/chrF when asked);
+- ``target_log_probs``: log p(y | x) of given targets under the model (teacher forcing), to
+  tell a search error (the model prefers the right answer, the search missed it) from a model
+  error;
+- ``beam_eval``: beam search over held-out pairs for several beam sizes and length
+  normalisations, with exact match and the cost per sequence (decoder calls, hypotheses scored,
+  and wall time beside them).
 
 A model fits if it has ``forward(src, src_len, tgt_in)`` returning logits (N, L, V) (or a tuple
 whose first item is the logits), ``encode(src, src_len) -> state`` and ``decoder_step()`` as
@@ -17,6 +23,7 @@ whose first item is the logits), ``encode(src, src_len) -> state`` and ``decoder
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 import torch
@@ -24,12 +31,37 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import data, metrics
-from .decoding import greedy
+from .decoding import CountingStep, beam_search_batch, greedy
 from .text import PAD, Seq2SeqBatch, Vocab, encode_pairs
 
-__all__ = ["copy_pairs", "sequence_loss", "translate", "exact_match_eval"]
+__all__ = ["copy_pairs", "sequence_loss", "translate", "exact_match_eval", "target_log_probs", "beam_eval"]
 
 Pairs = Sequence[tuple[str, str]]
+
+
+def _check_pairs(pairs: Pairs) -> None:
+    if isinstance(pairs, str) or not isinstance(pairs, Sequence) or not pairs:
+        raise ValueError("pairs must be a non-empty list of (source, target) string pairs")
+    bad = [
+        p for p in pairs if not (isinstance(p, tuple) and len(p) == 2 and all(isinstance(s, str) for s in p))
+    ]
+    if bad:
+        raise TypeError(f"pairs must hold (source, target) string pairs, got {bad[0]!r}")
+
+
+def _check_vocabs(**vocabs: object) -> None:
+    for name, vocab in vocabs.items():
+        if not isinstance(vocab, Vocab):
+            raise TypeError(f"{name} must be a seqlab.text.Vocab, got {type(vocab).__name__}")
+
+
+def _check_model(model: object) -> None:
+    missing = [name for name in ("encode", "decoder_step") if not hasattr(model, name)]
+    if not isinstance(model, nn.Module) or missing:
+        raise TypeError(
+            f"model must be an nn.Module with encode() and decoder_step(), got {type(model).__name__}"
+            + (f" without {missing}" if missing else "")
+        )
 
 
 def copy_pairs(
@@ -40,8 +72,14 @@ def copy_pairs(
     The symbols are the letters ``a``, ``b``, ... (``vocab`` of them); ``split`` and ``seed`` pick
     the examples as ``seqlab.data.sequence_task`` does, so the splits never overlap.
     """
-    if not lengths:
-        raise ValueError("lengths must name at least one sequence length")
+    if (
+        isinstance(lengths, int)
+        or not lengths
+        or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in lengths)
+    ):
+        raise ValueError(f"lengths must be a non-empty list of ints >= 1, got {lengths!r}")
+    if isinstance(per_length, bool) or not isinstance(per_length, int) or per_length < 1:
+        raise ValueError(f"per_length must be an int >= 1, got {per_length!r}")
     if not 1 <= vocab <= 26:
         raise ValueError(f"vocab must lie in 1..26 (letters a..z), got {vocab}")
     pairs = []
@@ -61,8 +99,15 @@ def sequence_loss(model: nn.Module, batch: Seq2SeqBatch, smoothing: float = 0.0)
     """
     if not isinstance(batch, Seq2SeqBatch):
         raise TypeError(f"batch must be a seqlab.text.Seq2SeqBatch, got {type(batch).__name__}")
+    if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float)) or not 0 <= smoothing < 1:
+        raise ValueError(f"smoothing must be a number in [0, 1), got {smoothing!r}")
     out = model(batch.src, batch.src_len, batch.tgt_in)
     logits = out[0] if isinstance(out, tuple) else out  # (N, L, V)
+    if logits.dim() != 3 or logits.shape[:2] != batch.tgt_out.shape:
+        raise ValueError(
+            f"model must return logits (N, L, V) = {tuple(batch.tgt_out.shape)} + (V,), "
+            f"got {tuple(logits.shape)}"
+        )
     return F.cross_entropy(
         logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=PAD, label_smoothing=smoothing
     )
@@ -82,8 +127,12 @@ def translate(
     ``max_len``: the most target tokens to generate (EOS included). ``device``: where the model
     is (default: where its first parameter is).
     """
-    if isinstance(sources, str) or not sources:
+    if isinstance(sources, str) or not sources or not all(isinstance(s, str) for s in sources):
         raise ValueError("sources must be a non-empty list of strings")
+    _check_model(model)
+    _check_vocabs(src_vocab=src_vocab, tgt_vocab=tgt_vocab)
+    if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
+        raise ValueError(f"max_len must be an int >= 1, got {max_len!r}")
     if device is None:
         device = next(model.parameters()).device
     batch = encode_pairs([(s, "") for s in sources], src_vocab, tgt_vocab)
@@ -108,8 +157,8 @@ def exact_match_eval(
     Returns ``model -> {"exact_match": ...}``, plus character-level ``"bleu"`` and ``"chrf"``
     (0..100) when ``bleu`` is True. Decoding may run 2 tokens past the longest reference.
     """
-    if not pairs:
-        raise ValueError("pairs must hold at least one (source, target) pair")
+    _check_pairs(pairs)
+    _check_vocabs(src_vocab=src_vocab, tgt_vocab=tgt_vocab)
     sources = [s for s, _ in pairs]
     references = [t for _, t in pairs]
     max_len = max(len(tgt_vocab.encode(t)) for t in references) + 3
@@ -123,3 +172,97 @@ def exact_match_eval(
         return result
 
     return evaluate
+
+
+@torch.no_grad()
+def target_log_probs(
+    model: nn.Module,
+    pairs: Pairs,
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    device: str | torch.device | None = None,
+) -> torch.Tensor:
+    """log p(y | x) of every target y (EOS included) given its source x: (N,) float, on the CPU.
+
+    Computed with teacher forcing: the sum over t of log p(y_t | y_<t, x). Compare it for the
+    reference and for a decoded output: if the reference scores higher, the decoder made a
+    *search error* (a better search could find it); if not, the model itself prefers the wrong
+    output (a *model error*).
+    """
+    _check_model(model)
+    _check_pairs(pairs)
+    _check_vocabs(src_vocab=src_vocab, tgt_vocab=tgt_vocab)
+    if device is None:
+        device = next(model.parameters()).device
+    batch = encode_pairs(list(pairs), src_vocab, tgt_vocab)
+    was_training = model.training
+    model.eval()
+    out = model(batch.src.to(device), batch.src_len.to(device), batch.tgt_in.to(device))
+    model.train(was_training)
+    logits = out[0] if isinstance(out, tuple) else out  # (N, L, V)
+    target = batch.tgt_out.to(device)
+    picked = logits.log_softmax(-1).gather(-1, target.unsqueeze(-1)).squeeze(-1)  # (N, L)
+    return picked.masked_fill(target == PAD, 0.0).sum(1).float().cpu()
+
+
+@torch.no_grad()
+def beam_eval(
+    model: nn.Module,
+    pairs: Pairs,
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    beam_sizes: Sequence[int],
+    alphas: Sequence[float] = (0.0,),
+    device: str | torch.device | None = None,
+) -> list[dict]:
+    """Beam-search every source of ``pairs`` for each beam size k and length normalisation alpha.
+
+    Decoding may run 2 tokens past the longest reference. Returns one row per (k, alpha), in
+    the order of ``beam_sizes`` then ``alphas``, with ``beam_size``, ``alpha``,
+    ``exact_match`` (0..1), ``mean_length`` (characters per output), ``hypotheses`` (hypotheses
+    run through the decoder per sequence: rows of log-probabilities computed, the same count as
+    decoding each input alone), ``calls`` (decoder calls for the whole set: all inputs are
+    searched together by ``beam_search_batch``, one call per step), ``ms`` (wall milliseconds per
+    sequence, which depends on the machine and its load) and ``outputs`` (the decoded strings, in
+    the order of ``pairs``).
+    """
+    _check_model(model)
+    _check_pairs(pairs)
+    _check_vocabs(src_vocab=src_vocab, tgt_vocab=tgt_vocab)
+    if isinstance(beam_sizes, int) or not beam_sizes:
+        raise ValueError(f"beam_sizes must be a non-empty list of ints >= 1, got {beam_sizes!r}")
+    if isinstance(alphas, (int, float)) or not alphas:
+        raise ValueError(f"alphas must be a non-empty list of numbers >= 0, got {alphas!r}")
+    if device is None:
+        device = next(model.parameters()).device
+    sources = [s for s, _ in pairs]
+    references = [t for _, t in pairs]
+    max_len = max(len(tgt_vocab.encode(t)) for t in references) + 3
+    batch = encode_pairs([(s, "") for s in sources], src_vocab, tgt_vocab)
+    was_training = model.training
+    model.eval()
+    states = model.encode(batch.src.to(device), batch.src_len.to(device))
+    rows = []
+    for k in beam_sizes:
+        for alpha in alphas:
+            counted = CountingStep(model.decoder_step())
+            began = time.perf_counter()
+            results = beam_search_batch(
+                counted, states, len(sources), beam_size=k, max_len=max_len, alpha=alpha
+            )
+            outputs = [tgt_vocab.decode(hypotheses[0][0]) for hypotheses in results]
+            seconds = time.perf_counter() - began
+            rows.append(
+                {
+                    "beam_size": k,
+                    "alpha": alpha,
+                    "exact_match": metrics.exact_match(outputs, references),
+                    "mean_length": sum(map(len, outputs)) / len(outputs),
+                    "calls": counted.calls,
+                    "hypotheses": counted.rows / len(outputs),
+                    "ms": 1e3 * seconds / len(outputs),
+                    "outputs": outputs,
+                }
+            )
+    model.train(was_training)
+    return rows

@@ -2,27 +2,34 @@
 
 An LSTM keeps one hidden state and one cell and updates them from the previous step only (a
 Markov update). The LSTMN keeps every past state on two tapes, the hidden tape
-H = (h_0, ..., h_{t-1}) and the memory tape C = (c_0, ..., c_{t-1}) (h_0 and c_0 are the initial
-state), and at every step reads a summary of them chosen by attention (source note 002)::
+H = (h_0, ..., h_{t-1}) and the memory tape C = (c_0, ..., c_{t-1}), and at every step reads a
+summary of them chosen by attention.
 
-    a_i = v^T tanh(W_h h_i + W_x x_t + W_s h~_{t-1})     for every tape entry i < t
-    s   = softmax(a)                                     # over the past only
-    h~_t = sum_i s_i h_i ,   c~_t = sum_i s_i c_i        # adaptive summaries of the tapes
+One index convention throughout: the inputs are x_1 .. x_T; tape entry 0 is the initial state
+(h_0, c_0) and entry i the state after reading x_i. Step t reads x_t and entries 0 .. t-1, and
+writes entry t::
+
+    a_i^t = v^T tanh(W_h h_i + W_x x_t + W_h~ h~_{t-1})   for i = 0 .. t-1
+    s^t   = softmax(a^t)                                   # over the past only
+    h~_t  = sum_i s_i^t h_i ,   c~_t = sum_i s_i^t c_i     # adaptive summaries of the tapes
     then the LSTM step, with h~_t and c~_t in place of h_{t-1} and c_{t-1}:
-    z = x_t W_ih^T + b_ih + h~_t W_hh^T + b_hh           # gates i | f | g | o, as nn.LSTM
+    z = W_ih x_t + b_ih + W_hh h~_t + b_hh                 # gates i | f | g | o, as nn.LSTM
     c_t = f * c~_t + i * g ,   h_t = o * tanh(c_t)
 
-If the attention put all its weight on the last entry (h~_t = h_{t-1}, c~_t = c_{t-1}) this is
-exactly an LSTM; ``attention="last"`` builds that case, and the tests check it against
-``seqlab.lstm.LSTM``. The gate weights have ``nn.LSTM``'s layout.
+In code (0-based), x_t is ``x[:, t - 1]`` and h_t is ``out[:, t - 1]``. If the attention put all
+its weight on the newest entry (h~_t = h_{t-1}, c~_t = c_{t-1}) this is exactly an LSTM;
+``attention="last"`` builds that case, and the tests check it against ``seqlab.lstm.LSTM``. The
+gate weights have ``nn.LSTM``'s layout.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 __all__ = ["LSTMN"]
 
@@ -38,20 +45,23 @@ class LSTMN(nn.Module):
 
     def __init__(self, input_size: int, hidden_size: int, attention_size: int | None = None) -> None:
         super().__init__()
-        if input_size < 1 or hidden_size < 1:
-            raise ValueError(f"sizes must be positive, got {input_size=}, {hidden_size=}")
-        a = attention_size or hidden_size
-        self.input_size, self.hidden_size = input_size, hidden_size
+        a = hidden_size if attention_size is None else attention_size
+        for name, size in (("input_size", input_size), ("hidden_size", hidden_size), ("attention_size", a)):
+            if isinstance(size, bool) or not isinstance(size, numbers.Integral):
+                raise TypeError(f"{name} must be an int, got {type(size).__name__} {size!r}")
+            if size < 1:
+                raise ValueError(f"{name} must be >= 1, got {name}={size}")
+        self.input_size, self.hidden_size, self.attention_size = input_size, hidden_size, a
         # the LSTM part, laid out as nn.LSTM: gates i, f, g, o stacked in 4 E_h rows
         self.weight_ih = nn.Parameter(torch.empty(4 * hidden_size, input_size))
         self.weight_hh = nn.Parameter(torch.empty(4 * hidden_size, hidden_size))
         self.bias_ih = nn.Parameter(torch.empty(4 * hidden_size))
         self.bias_hh = nn.Parameter(torch.empty(4 * hidden_size))
-        # the intra-attention: a_i = v^T tanh(W_h h_i + W_x x_t + W_s h~_{t-1})
-        self.attn_h = nn.Linear(hidden_size, a, bias=False)
-        self.attn_x = nn.Linear(input_size, a)
-        self.attn_s = nn.Linear(hidden_size, a, bias=False)
-        self.attn_v = nn.Linear(a, 1, bias=False)
+        # the intra-attention: a_i^t = v^T tanh(W_h h_i + W_x x_t + W_h~ h~_{t-1})
+        self.attn_h = nn.Linear(hidden_size, a, bias=False)  # W_h: (A, E_h)
+        self.attn_x = nn.Linear(input_size, a)  # W_x: (A, E_in), and the score's one bias (A,)
+        self.attn_s = nn.Linear(hidden_size, a, bias=False)  # W_h~: (A, E_h), reads h~_{t-1}
+        self.attn_v = nn.Linear(a, 1, bias=False)  # v^T: (1, A)
         bound = 1 / math.sqrt(hidden_size)
         for p in (self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh):
             nn.init.uniform_(p, -bound, bound)
@@ -63,69 +73,98 @@ class LSTMN(nn.Module):
         state: tuple[torch.Tensor, torch.Tensor] | None = None,
         attention: str = "learned",
     ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor], torch.Tensor]:
-        """Run over a sequence.
+        """Run over a sequence x_1 .. x_T.
 
         Args:
-            x: (N, T, E_in) inputs, right-padded.
-            lengths: (N,) true lengths; the returned last state is taken at each sequence's end.
-            state: ``(h0, c0)``, each (N, E_h); zeros if None. They are tape entry 0.
+            x: (N, T, E_in) inputs, right-padded, T >= 1, in the parameters' dtype.
+            lengths: (N,) integer true lengths in 1..T; the returned last state is taken at each
+                sequence's end.
+            state: ``(h_0, c_0)``, each (N, E_h); zeros if None. They are tape entry 0.
             attention: ``"learned"``, or ``"last"`` to put all weight on the newest tape entry
                 (which makes the LSTMN an LSTM).
 
         Returns:
-            ``(out, (h_last, c_last), weights)``: every hidden state (N, T, E_h); the state at
-            each sequence's last real step (N, E_h); the intra-attention weights (N, T, T),
-            where row t holds the weights step t gave to tape entries 0..t (entry 0 is the
-            initial state, entry i the state after input i - 1) and zeros beyond: no peeking.
+            ``(out, (h_last, c_last), weights)``: h_1 .. h_T (N, T, E_h); the state at each
+            sequence's last real step (N, E_h); the intra-attention weights (N, T, T), where
+            ``weights[:, t - 1, i]`` is s_i^t, the weight step t gave to tape entry i, for
+            i = 0 .. t-1, and zeros beyond: no peeking.
         """
+        h0, c0, lengths = self._check_inputs(x, lengths, state, attention)
+        n, steps, _ = x.shape
+        # the terms that depend on the input only, for every step at once
+        gates_x = x @ self.weight_ih.T + self.bias_ih + self.bias_hh  # (N, T, 4E_h)
+        query_x = self.attn_x(x)  # W_x x_t (+ bias): (N, T, A)
+        hidden_tape, memory_tape = [h0], [c0]  # entry 0: the initial state
+        key_tape = [self.attn_h(h0)]  # W_h h_i, once per entry: (N, A) each
+        h_sum = h0  # h~_0, read by step 1
+        rows = []
+        for t in range(1, steps + 1):  # x_t is x[:, t - 1]; entries 0..t-1
+            if attention == "learned":
+                query = query_x[:, t - 1] + self.attn_s(h_sum)  # (N, A)
+                keys = torch.stack(key_tape, dim=1)  # (N, t, A)
+                a = self.attn_v(torch.tanh(keys + query[:, None]))  # a^t: (N, t, 1)
+                s = a.squeeze(-1).softmax(dim=-1)  # s^t: (N, t)
+            else:  # all the weight on the newest entry, t - 1: an LSTM
+                s = F.one_hot(x.new_full((n,), t - 1, dtype=torch.long), t)
+                s = s.to(x.dtype)
+            h_tape = torch.stack(hidden_tape, dim=1)  # (N, t, E_h)
+            c_tape = torch.stack(memory_tape, dim=1)
+            h_sum = (s[:, None] @ h_tape).squeeze(1)  # h~_t: (N, E_h)
+            c_sum = (s[:, None] @ c_tape).squeeze(1)  # c~_t: (N, E_h)
+            z = gates_x[:, t - 1] + h_sum @ self.weight_hh.T  # (N, 4E_h)
+            i, f, g, o = z.chunk(4, dim=-1)
+            c = torch.sigmoid(f) * c_sum + torch.sigmoid(i) * torch.tanh(g)
+            h = torch.sigmoid(o) * torch.tanh(c)
+            hidden_tape.append(h)  # (h_t, c_t) become tape entry t
+            memory_tape.append(c)
+            key_tape.append(self.attn_h(h))
+            rows.append(F.pad(s, (0, steps - t)))  # s^t, zeros beyond: (N, T)
+        out = torch.stack(hidden_tape[1:], dim=1)  # h_1 .. h_T: (N, T, E_h)
+        cells = torch.stack(memory_tape[1:], dim=1)  # c_1 .. c_T
+        if lengths is None:
+            lengths = x.new_full((n,), steps, dtype=torch.long)
+        batch = torch.arange(n, device=x.device)
+        last = (out[batch, lengths - 1], cells[batch, lengths - 1])
+        return out, last, torch.stack(rows, dim=1)
+
+    def _check_inputs(self, x, lengths, state, attention):
+        """Validate the arguments of ``forward`` before any computation; returns h_0, c_0, lengths."""
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"x must be a tensor (N, T, E_in), got {type(x).__name__}")
+        dtype = self.weight_ih.dtype
+        if x.dtype != dtype:
+            raise TypeError(
+                f"x has dtype {x.dtype} but the LSTMN's parameters are {dtype}: convert one of them "
+                "(x.to(dtype) or model.to(x.dtype))"
+            )
         if x.dim() != 3 or x.shape[-1] != self.input_size:
             raise ValueError(f"x must be (N, T, E_in) with E_in={self.input_size}, got {tuple(x.shape)}")
         if attention not in ("learned", "last"):
             raise ValueError(f"attention must be 'learned' or 'last', got {attention!r}")
         n, steps, _ = x.shape
         if steps == 0:
-            raise ValueError("x has T = 0 time steps")
+            raise ValueError(f"x has T = 0 time steps (shape {tuple(x.shape)}): there is nothing to read")
         if not torch.isfinite(x).all():
             raise ValueError("x contains NaN or infinite values")
         if lengths is not None:
             lengths = torch.as_tensor(lengths, device=x.device)
+            if lengths.is_floating_point() or lengths.dtype == torch.bool or lengths.is_complex():
+                raise TypeError(f"lengths must hold integers, got dtype {lengths.dtype}")
             if lengths.shape != (n,) or (lengths < 1).any() or (lengths > steps).any():
                 raise ValueError(
-                    f"lengths must be (N,) = ({n},) with values in 1..{steps}, got {lengths.tolist()}"
+                    f"lengths must be (N,) = ({n},) with values in 1..{steps}, "
+                    f"got shape {tuple(lengths.shape)}: {lengths.tolist()}"
                 )
-        zeros = x.new_zeros(n, self.hidden_size)
-        h0, c0 = (zeros, zeros) if state is None else state
-        for name, s in (("h0", h0), ("c0", c0)):
+        if state is None:
+            zeros = x.new_zeros(n, self.hidden_size)
+            return zeros, zeros, lengths
+        if not (isinstance(state, (tuple, list)) and len(state) == 2):
+            raise TypeError(f"state must be a pair (h_0, c_0), got {type(state).__name__}")
+        for name, s in zip(("h_0", "c_0"), state):
+            if not isinstance(s, torch.Tensor):
+                raise TypeError(f"{name} must be a tensor (N, E_h), got {type(s).__name__}")
             if s.shape != (n, self.hidden_size):
                 raise ValueError(f"{name} must be (N, E_h) = ({n}, {self.hidden_size}), got {tuple(s.shape)}")
-
-        gates_x = x @ self.weight_ih.T + self.bias_ih + self.bias_hh  # (N, T, 4 E_h), all steps at once
-        attn_x = self.attn_x(x)  # (N, T, A)
-        hidden_tape, memory_tape, key_tape = [h0], [c0], [self.attn_h(h0)]
-        summary = h0  # h~_{t-1}
-        outputs, weight_rows = [], []
-        for t in range(steps):
-            if attention == "last":
-                weights = x.new_zeros(n, t + 1)
-                weights[:, -1] = 1.0
-            else:
-                keys = torch.stack(key_tape, dim=1)  # (N, t+1, A): W_h h_i for the past only
-                query = attn_x[:, t] + self.attn_s(summary)  # (N, A)
-                scores = self.attn_v(torch.tanh(keys + query.unsqueeze(1))).squeeze(-1)  # (N, t+1)
-                weights = scores.softmax(dim=-1)
-            h_sum = (weights.unsqueeze(1) @ torch.stack(hidden_tape, dim=1)).squeeze(1)  # h~_t (N, E_h)
-            c_sum = (weights.unsqueeze(1) @ torch.stack(memory_tape, dim=1)).squeeze(1)  # c~_t
-            i, f, g, o = (gates_x[:, t] + h_sum @ self.weight_hh.T).chunk(4, dim=-1)
-            c = torch.sigmoid(f) * c_sum + torch.sigmoid(i) * torch.tanh(g)
-            h = torch.sigmoid(o) * torch.tanh(c)
-            hidden_tape.append(h)
-            memory_tape.append(c)
-            key_tape.append(self.attn_h(h))
-            summary = h_sum
-            outputs.append(h)
-            weight_rows.append(nn.functional.pad(weights, (0, steps - t - 1)))
-        out = torch.stack(outputs, dim=1)
-        cells = torch.stack(memory_tape[1:], dim=1)
-        last = (lengths - 1) if lengths is not None else torch.full((n,), steps - 1, device=x.device)
-        rows = torch.arange(n, device=x.device)
-        return out, (out[rows, last], cells[rows, last]), torch.stack(weight_rows, dim=1)
+            if s.dtype != dtype:
+                raise TypeError(f"{name} has dtype {s.dtype} but the LSTMN's parameters are {dtype}")
+        return state[0], state[1], lengths

@@ -1,9 +1,17 @@
 """Attention masks: one meaning inside seqlab, and every conversion in one place.
 
-Inside seqlab a mask is a boolean tensor where ``True`` means **may attend** (the convention of
-``F.scaled_dot_product_attention``). ``nn.MultiheadAttention`` uses the opposite one for its
-boolean ``key_padding_mask`` and ``attn_mask`` (``True`` means **ignore**); ``from_torch_mha``
-and ``to_torch_mha`` convert. A float mask is additive: 0 where allowed, ``-inf`` where not.
+**The convention.** Inside seqlab a mask is a boolean tensor where ``True`` means **may attend**
+(the convention of ``F.scaled_dot_product_attention``): ``mask[..., i, j]`` is True when query i
+may look at key j. Every function of ``seqlab.attention`` and ``seqlab.masks`` takes masks with
+this meaning.
+
+The one exception is at the public boundary of the classes that mirror
+``nn.MultiheadAttention`` (``seqlab.multihead.MultiheadAttention`` and the Transformer layers):
+they keep torch's meaning for their boolean ``key_padding_mask`` and ``attn_mask`` arguments,
+``True`` means **ignore**, so that code written for the built-ins works unchanged. They convert
+once, on the way in, with ``from_torch_mha``; ``to_torch_mha`` goes the other way. A float mask is
+additive (``to_additive``): 0 where allowed, ``-inf`` where not. A query that may attend to no key
+at all gets zeros from seqlab's attention, never NaN.
 
 Shapes: a key-padding mask is (N, S); an attention mask is (L, S), (N, L, S) or (N, H, L, S).
 """
@@ -20,15 +28,21 @@ __all__ = [
     "to_additive",
     "combine",
     "check_mask",
+    "local_window",
+    "gaussian_window",
 ]
 
 
-def check_mask(mask: torch.Tensor, name: str = "mask") -> torch.Tensor:
-    """Raise a clear error unless ``mask`` is a boolean tensor; return it."""
+def check_mask(mask: torch.Tensor, name: str = "mask", meaning: str = "True = may attend") -> torch.Tensor:
+    """Raise a clear error unless ``mask`` is a boolean tensor; return it.
+
+    ``name`` and ``meaning`` go into the message, so the user learns which argument is at fault
+    and which convention it follows.
+    """
     if not isinstance(mask, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(mask).__name__}")
+        raise TypeError(f"{name} must be a bool torch.Tensor ({meaning}), got {type(mask).__name__}")
     if mask.dtype != torch.bool:
-        raise TypeError(f"{name} must be a bool tensor (True = may attend), got dtype {mask.dtype}")
+        raise TypeError(f"{name} must be a bool tensor ({meaning}), got dtype {mask.dtype}")
     return mask
 
 
@@ -36,15 +50,26 @@ def padding_mask(lengths: torch.Tensor | list[int], max_len: int | None = None) 
     """(N, S) bool mask, True at the first ``lengths[n]`` positions of row n (the real tokens).
 
     Args:
-        lengths: (N,) number of real (non-padding) tokens per sequence.
-        max_len: S; defaults to ``max(lengths)``.
+        lengths: (N,) integer number of real (non-padding) tokens per sequence. Floats and bools
+            are refused (a length of 2.5 tokens means nothing). An empty batch (N = 0) gives an
+            empty (0, S) mask, as torch does for empty batches.
+        max_len: S; defaults to ``max(lengths)`` (0 for an empty batch).
     """
+    if isinstance(lengths, (list, tuple)) and len(lengths) == 0:
+        lengths = torch.zeros(0, dtype=torch.long)
     lengths = torch.as_tensor(lengths)
+    if lengths.is_floating_point() or lengths.is_complex() or lengths.dtype == torch.bool:
+        raise TypeError(
+            f"lengths must be integers (token counts), got dtype {lengths.dtype}: {lengths.tolist()}"
+        )
     if lengths.dim() != 1:
         raise ValueError(f"lengths must be 1-D (N,), got shape {tuple(lengths.shape)}")
     if (lengths < 0).any():
         raise ValueError(f"lengths must be >= 0, got {lengths.tolist()}")
-    max_len = int(lengths.max()) if max_len is None else max_len
+    if max_len is None:
+        max_len = int(lengths.max()) if lengths.numel() else 0
+    elif isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 0:
+        raise ValueError(f"max_len must be an integer >= 0, got {max_len!r}")
     if (lengths > max_len).any():
         raise ValueError(f"a length exceeds max_len={max_len}: {lengths.tolist()}")
     return torch.arange(max_len, device=lengths.device) < lengths.unsqueeze(1)
@@ -64,17 +89,19 @@ def causal_mask(length: int, source_length: int | None = None, device=None) -> t
 
 def to_torch_mha(mask: torch.Tensor) -> torch.Tensor:
     """seqlab meaning (True = attend) to ``nn.MultiheadAttention``'s (True = ignore)."""
-    return ~check_mask(mask)
+    return ~check_mask(mask, "mask", "seqlab's meaning: True = may attend")
 
 
 def from_torch_mha(mask: torch.Tensor) -> torch.Tensor:
     """``nn.MultiheadAttention``'s boolean meaning (True = ignore) to seqlab's (True = attend)."""
-    return ~check_mask(mask)
+    return ~check_mask(mask, "mask", "nn.MultiheadAttention's meaning: True = ignore")
 
 
 def to_additive(mask: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """Bool mask (True = attend) to an additive float mask: 0 where allowed, -inf elsewhere."""
     check_mask(mask)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"to_additive needs a floating dtype (to hold -inf), got dtype={dtype}")
     return torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(~mask, float("-inf"))
 
 
@@ -105,3 +132,39 @@ def combine(attn_mask: torch.Tensor | None, key_padding: torch.Tensor | None) ->
         padding = key_padding[:, None, None, :]
         result = padding if result is None else result & padding
     return result
+
+
+def local_window(center: torch.Tensor, source_length: int, half_width: int) -> torch.Tensor:
+    """Bool mask (N, L, S), True (may attend) at the source positions within ``half_width`` of
+    ``center`` (N, L): Luong's local attention looks only at [p_t - D, p_t + D].
+
+    ``center`` is p_t (the step t for local-m, a predicted real position for local-p), and
+    ``half_width`` is D: a window of 2D + 1 positions, fewer where it meets the source's ends.
+    """
+    if not isinstance(center, torch.Tensor):
+        raise TypeError(f"center must be a torch.Tensor (N, L), got {type(center).__name__}")
+    if source_length < 1:
+        raise ValueError(f"source_length S must be >= 1, got {source_length}")
+    if half_width < 0:
+        raise ValueError(f"half_width D must be >= 0, got {half_width}")
+    dtype = center.dtype if center.is_floating_point() else torch.float32
+    positions = torch.arange(source_length, device=center.device, dtype=dtype)  # (S,)
+    return (positions - center.unsqueeze(-1)).abs() <= half_width
+
+
+def gaussian_window(center: torch.Tensor, source_length: int, half_width: int) -> torch.Tensor:
+    """exp(-(s - p_t)^2 / (2 sigma^2)) with sigma = D / 2, at every source position s: (N, L, S).
+
+    Local-p multiplies its window's attention weights by this factor (1 at p_t, below 1
+    elsewhere), so they no longer sum to 1. ``center`` (N, L) is p_t and ``half_width`` is D.
+    """
+    if not isinstance(center, torch.Tensor):
+        raise TypeError(f"center must be a torch.Tensor (N, L), got {type(center).__name__}")
+    if source_length < 1:
+        raise ValueError(f"source_length S must be >= 1, got {source_length}")
+    if half_width < 1:
+        raise ValueError(f"half_width D must be >= 1 for a Gaussian window, got {half_width}")
+    dtype = center.dtype if center.is_floating_point() else torch.float32
+    positions = torch.arange(source_length, device=center.device, dtype=dtype)  # (S,)
+    sigma = half_width / 2
+    return torch.exp(-((positions - center.unsqueeze(-1)) ** 2) / (2 * sigma**2))

@@ -18,6 +18,12 @@ __all__ = ["exact_match", "token_accuracy", "corpus_bleu", "corpus_chrf"]
 
 
 def _check_lists(predictions: Sequence[str], references: Sequence[str]) -> None:
+    for name, texts in (("predictions", predictions), ("references", references)):
+        if isinstance(texts, str) or not isinstance(texts, Sequence):
+            raise TypeError(f"{name} must be a list of strings, got {type(texts).__name__}")
+        bad = next((t for t in texts if not isinstance(t, str)), None)
+        if bad is not None:
+            raise TypeError(f"{name} must hold strings only, got {type(bad).__name__}: {bad!r}")
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
     if not predictions:
@@ -32,6 +38,11 @@ def exact_match(predictions: Sequence[str], references: Sequence[str]) -> float:
 
 def token_accuracy(predicted: torch.Tensor, target: torch.Tensor, pad_id: int = PAD) -> float:
     """Fraction of non-padding target positions predicted right; ``predicted``, ``target`` (N, L)."""
+    for name, ids in (("predicted", predicted), ("target", target)):
+        if not isinstance(ids, torch.Tensor) or ids.is_floating_point() or ids.is_complex():
+            raise TypeError(
+                f"{name} must be a tensor of integer token ids, got {getattr(ids, 'dtype', type(ids))}"
+            )
     if predicted.shape != target.shape:
         raise ValueError(
             f"predicted {tuple(predicted.shape)} and target {tuple(target.shape)} differ in shape"
@@ -47,6 +58,8 @@ def corpus_bleu(predictions: Sequence[str], references: Sequence[str], tokenize:
     import sacrebleu
 
     _check_lists(predictions, references)
+    if tokenize not in sacrebleu.BLEU.TOKENIZERS:
+        raise ValueError(f"tokenize must be one of {sorted(sacrebleu.BLEU.TOKENIZERS)}, got {tokenize!r}")
     return sacrebleu.corpus_bleu(list(predictions), [list(references)], tokenize=tokenize).score
 
 

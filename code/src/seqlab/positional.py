@@ -1,51 +1,93 @@
 """Positional encodings: telling an order-blind attention layer where each token is.
 
-Sinusoidal encoding (Vaswani et al. 2017), for position p and feature pair i = 0 .. E/2 - 1::
+Sinusoidal encoding (Vaswani et al. 2017), for position p and feature pair i = 0 .. E/2 - 1,
+with the pair's angular frequency w_i = 10000^(-2i / E)::
 
-    PE[p, 2i]     = sin(p / 10000^(2i / E))
-    PE[p, 2i + 1] = cos(p / 10000^(2i / E))
+    PE[p, 2i]     = sin(p * w_i)
+    PE[p, 2i + 1] = cos(p * w_i)
 
-Every row has norm sqrt(E / 2) (each (sin, cos) pair has norm 1), and the distance between
+Every row has norm sqrt(E / 2) (each (sin, cos) pair has norm 1), and moving from row p to row
+p + k turns every pair by the angle k * w_i, the same rotation for every p, so the distance between
 rows p and p + k depends on k only. A learned encoding is one trained vector per position, and
 has nothing to say about positions it never saw.
 """
 
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
 import torch
 from torch import nn
 
 __all__ = ["sinusoidal_encoding", "SinusoidalPositionalEncoding", "LearnedPositionalEncoding"]
 
 
-def sinusoidal_encoding(length: int, dim: int, base: float = 10000.0, start: int = 0) -> torch.Tensor:
+def _check_int(name: str, value, minimum: int | None = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {name}={value}")
+
+
+def sinusoidal_encoding(
+    length: int,
+    dim: int,
+    base: float = 10000.0,
+    start: int = 0,
+    *,
+    dtype: torch.dtype = torch.float32,
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
     """The (T, E) table of sinusoidal encodings for positions ``start .. start + T - 1``.
 
-    ``dim`` must be even (features come in sin/cos pairs).
+    Args:
+        length: T >= 0, the number of positions.
+        dim: E, even and >= 2 (features come in (sin, cos) pairs).
+        base: the wavelength scale, 10000 in the Transformer; > 1.
+        start: the first position (an int).
+        dtype: a floating dtype for the table (default float32). The table is computed in float64
+            and rounded once, so a float64 table is accurate to the last digit.
+        device: where to put the table (default: the CPU).
     """
-    if length < 1 or dim < 2 or dim % 2:
-        raise ValueError(f"need length >= 1 and an even dim >= 2, got length={length}, dim={dim}")
-    position = torch.arange(start, start + length, dtype=torch.float64).unsqueeze(1)  # (T, 1)
-    frequency = base ** (-torch.arange(0, dim, 2, dtype=torch.float64) / dim)  # (E/2,)
-    table = torch.empty(length, dim, dtype=torch.float64)
-    table[:, 0::2] = torch.sin(position * frequency)
-    table[:, 1::2] = torch.cos(position * frequency)
-    return table.float()
+    _check_int("length", length, minimum=0)
+    _check_int("dim", dim, minimum=2)
+    _check_int("start", start)
+    if dim % 2:
+        raise ValueError(f"dim must be even (features come in sin/cos pairs), got dim={dim}")
+    if isinstance(base, bool) or not isinstance(base, numbers.Real) or not base > 1:
+        raise ValueError(f"base must be a number > 1, got base={base!r}")
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating torch dtype, got dtype={dtype!r}")
+    # float64 throughout: Python's pow, NumPy's sin and cos (the C library's,
+    # correct to the last bit of a double); rounded once to ``dtype`` at the end
+    base = float(base)
+    p = np.arange(start, start + length, dtype=np.float64)[:, None]  # (T, 1)
+    omega = np.array([base ** (-2 * i / dim) for i in range(dim // 2)])  # w_i
+    angle = p * omega  # p * w_i: (T, E/2)
+    table = np.empty((length, dim))
+    table[:, 0::2] = np.sin(angle)  # PE[p, 2i]
+    table[:, 1::2] = np.cos(angle)  # PE[p, 2i + 1]
+    return torch.from_numpy(table).to(device=device, dtype=dtype)
 
 
 class SinusoidalPositionalEncoding(nn.Module):
-    """Adds the sinusoidal table to a batch (N, T, E); works for any T (computed on demand)."""
+    """Adds the sinusoidal table to a batch (N, T, E); works for any T (computed on demand, in
+    the batch's dtype and on its device)."""
 
     def __init__(self, dim: int, base: float = 10000.0) -> None:
         super().__init__()
+        _check_int("dim", dim, minimum=2)
         if dim % 2:
-            raise ValueError(f"dim must be even, got {dim}")
+            raise ValueError(f"dim must be even, got dim={dim}")
         self.dim, self.base = dim, base
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+            raise TypeError(f"x must be a floating tensor (N, T, E), got {getattr(x, 'dtype', type(x))}")
         if x.dim() != 3 or x.shape[-1] != self.dim:
             raise ValueError(f"x must be (N, T, E) with E={self.dim}, got {tuple(x.shape)}")
-        return x + sinusoidal_encoding(x.shape[1], self.dim, self.base).to(x.device, x.dtype)
+        return x + sinusoidal_encoding(x.shape[1], self.dim, self.base, dtype=x.dtype, device=x.device)
 
 
 class LearnedPositionalEncoding(nn.Module):
@@ -53,6 +95,8 @@ class LearnedPositionalEncoding(nn.Module):
 
     def __init__(self, max_len: int, dim: int) -> None:
         super().__init__()
+        _check_int("max_len", max_len, minimum=1)
+        _check_int("dim", dim, minimum=1)
         self.table = nn.Embedding(max_len, dim)
         nn.init.normal_(self.table.weight, std=0.02)
 

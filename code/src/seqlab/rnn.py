@@ -19,6 +19,7 @@ with autograd, and ``set_spectral_radius`` builds recurrent matrices of a chosen
 from __future__ import annotations
 
 import math
+import operator
 
 import torch
 from torch import nn
@@ -30,6 +31,10 @@ __all__ = [
     "spectral_radius",
     "set_spectral_radius",
     "hidden_state_grads",
+    "init_recurrent_parameters",
+    "check_impl",
+    "check_sequence",
+    "check_state",
 ]
 
 NONLINEARITIES = ("tanh", "relu", "linear")
@@ -57,6 +62,89 @@ def _check_nonlinearity(nonlinearity: str) -> None:
         raise ValueError(f"nonlinearity must be one of {NONLINEARITIES}, got {nonlinearity!r}")
 
 
+def init_recurrent_parameters(
+    module: nn.Module, input_size: int, hidden_size: int, gates: int, bias: bool
+) -> None:
+    """Give ``module`` the parameters of one layer of ``nn.RNN`` / ``nn.GRU`` / ``nn.LSTM``.
+
+    ``weight_ih`` (gates E_h, E_in), ``weight_hh`` (gates E_h, E_h) and, with ``bias``, ``bias_ih``
+    and ``bias_hh`` (gates E_h,): ``gates`` blocks of E_h rows each (1 for the RNN, 3 for the GRU,
+    4 for the LSTM), initialised as PyTorch does. Shared by ``RNNCell`` and ``seqlab.lstm``.
+    """
+    sizes = {}
+    for name, size in (("input_size", input_size), ("hidden_size", hidden_size)):
+        try:
+            sizes[name] = operator.index(size)  # ints, and numpy / torch integers
+        except TypeError:
+            sizes[name] = 0
+        if isinstance(size, bool) or sizes[name] < 1:
+            raise ValueError(f"{name} must be a positive int, got {size!r}")
+    input_size, hidden_size = sizes["input_size"], sizes["hidden_size"]
+    module.input_size, module.hidden_size, module.bias = input_size, hidden_size, bias
+    rows = gates * hidden_size
+    module.weight_ih = nn.Parameter(torch.empty(rows, input_size))
+    module.weight_hh = nn.Parameter(torch.empty(rows, hidden_size))
+    if bias:
+        module.bias_ih = nn.Parameter(torch.empty(rows))
+        module.bias_hh = nn.Parameter(torch.empty(rows))
+    else:
+        module.register_parameter("bias_ih", None)
+        module.register_parameter("bias_hh", None)
+    reset_recurrent_parameters(module)
+
+
+def reset_recurrent_parameters(module: nn.Module) -> None:
+    """Every parameter uniform in [-1/sqrt(E_h), 1/sqrt(E_h)], as PyTorch initialises them."""
+    bound = 1 / math.sqrt(module.hidden_size)
+    for p in module.parameters(recurse=False):
+        nn.init.uniform_(p, -bound, bound)
+
+
+def check_impl(impl: str, allowed: tuple[str, ...]) -> str:
+    """``impl`` if it is one of ``allowed``, else a ValueError naming the choices."""
+    if impl not in allowed:
+        raise ValueError(f"impl must be one of {allowed}, got {impl!r}")
+    return impl
+
+
+def check_sequence(x: torch.Tensor, input_size: int, weight: torch.Tensor) -> None:
+    """Refuse a sequence ``x`` that is not (N, T, E_in), is empty in time, or is not finite.
+
+    N = 0 is allowed (the output is then empty, as with PyTorch). ``x`` must have the weights'
+    dtype: a TypeError names both.
+    """
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
+    if x.dim() != 3 or x.shape[2] != input_size:
+        raise ValueError(f"x must be (N, T, E_in) with E_in={input_size}, got {tuple(x.shape)}")
+    if x.shape[1] == 0:
+        raise ValueError("x has T = 0 time steps")
+    if x.dtype != weight.dtype:
+        raise TypeError(f"x has dtype {x.dtype} but the weights have dtype {weight.dtype}")
+    if not torch.isfinite(x).all():
+        raise ValueError("x contains NaN or infinite values")
+
+
+def check_state(state: torch.Tensor | None, name: str, x: torch.Tensor, hidden_size: int) -> torch.Tensor:
+    """An initial state (N, E_h) for ``x`` (N, T, E_in): zeros if None, else checked.
+
+    Refuses a wrong shape or a NaN/infinite entry (ValueError) and a dtype other than ``x``'s
+    (TypeError; PyTorch's own kernels refuse it too), naming ``name``.
+    """
+    n = x.shape[0]
+    if state is None:
+        return x.new_zeros(n, hidden_size)
+    if not isinstance(state, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(state).__name__}")
+    if state.shape != (n, hidden_size):
+        raise ValueError(f"{name} must be (N, E_h) = ({n}, {hidden_size}), got {tuple(state.shape)}")
+    if state.dtype != x.dtype:
+        raise TypeError(f"{name} has dtype {state.dtype} but x and the weights have dtype {x.dtype}")
+    if not torch.isfinite(state).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return state
+
+
 class RNNCell(nn.Module):
     """One step of an Elman RNN: ``h_t = phi(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)``.
 
@@ -74,24 +162,11 @@ class RNNCell(nn.Module):
     ) -> None:
         super().__init__()
         _check_nonlinearity(nonlinearity)
-        if input_size < 1 or hidden_size < 1:
-            raise ValueError(f"sizes must be positive, got {input_size=}, {hidden_size=}")
-        self.input_size, self.hidden_size = input_size, hidden_size
         self.nonlinearity = nonlinearity
-        self.weight_ih = nn.Parameter(torch.empty(hidden_size, input_size))
-        self.weight_hh = nn.Parameter(torch.empty(hidden_size, hidden_size))
-        if bias:
-            self.bias_ih = nn.Parameter(torch.empty(hidden_size))
-            self.bias_hh = nn.Parameter(torch.empty(hidden_size))
-        else:
-            self.register_parameter("bias_ih", None)
-            self.register_parameter("bias_hh", None)
-        self.reset_parameters()
+        init_recurrent_parameters(self, input_size, hidden_size, gates=1, bias=bias)
 
     def reset_parameters(self) -> None:
-        bound = 1 / math.sqrt(self.hidden_size)
-        for p in self.parameters():
-            nn.init.uniform_(p, -bound, bound)
+        reset_recurrent_parameters(self)
 
     def pre_activation(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         """``a_t`` from ``x`` (N, E_in) and ``h`` (N, E_h); returns (N, E_h)."""
@@ -143,25 +218,14 @@ class RNN(nn.Module):
     nonlinearity = property(lambda self: self.cell.nonlinearity)
 
     def _check_impl(self, impl: str) -> str:
-        if impl not in ("scratch", "torch"):
-            raise ValueError(f"impl must be 'scratch' or 'torch', got {impl!r}")
+        check_impl(impl, ("scratch", "torch"))
         if impl == "torch" and self.cell.nonlinearity == "linear":
             raise ValueError("impl='torch' has no linear RNN kernel; use impl='scratch'")
         return impl
 
     def _check_inputs(self, x: torch.Tensor, h0: torch.Tensor | None) -> torch.Tensor:
-        if x.dim() != 3 or x.shape[2] != self.input_size:
-            raise ValueError(f"x must be (N, T, E_in) with E_in={self.input_size}, got {tuple(x.shape)}")
-        if x.shape[1] == 0:
-            raise ValueError("x has T = 0 time steps")
-        if not torch.isfinite(x).all():
-            raise ValueError("x contains NaN or infinite values")
-        n = x.shape[0]
-        if h0 is None:
-            return x.new_zeros(n, self.hidden_size)
-        if h0.shape != (n, self.hidden_size):
-            raise ValueError(f"h0 must be (N, E_h) = ({n}, {self.hidden_size}), got {tuple(h0.shape)}")
-        return h0
+        check_sequence(x, self.input_size, self.cell.weight_ih)
+        return check_state(h0, "h0", x, self.hidden_size)
 
     def forward(
         self, x: torch.Tensor, h0: torch.Tensor | None = None, impl: str | None = None

@@ -24,7 +24,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .attention import AttentionScore, gaussian_window, local_window, masked_softmax
+from .attention import AttentionScore, masked_softmax
+from .masks import gaussian_window, local_window
 from .text import PAD
 
 __all__ = ["Seq2Seq"]
@@ -41,6 +42,8 @@ class Seq2Seq(nn.Module):
         style: "bahdanau" or "luong" (see the module docstring).
         input_feeding: Luong's input feeding (luong style only).
         window: None (global attention), ("local-m", D) or ("local-p", D) (luong style only).
+        bidirectional: read the source both ways (as Bahdanau et al. did); a linear layer maps
+            each position's two states [forward; backward] (2 E_h) back to E_h.
     """
 
     def __init__(
@@ -53,6 +56,7 @@ class Seq2Seq(nn.Module):
         style: str = "bahdanau",
         input_feeding: bool = False,
         window: tuple[str, int] | None = None,
+        bidirectional: bool = False,
     ) -> None:
         super().__init__()
         if style not in ("bahdanau", "luong"):
@@ -65,7 +69,10 @@ class Seq2Seq(nn.Module):
         self.hidden_size = hidden_size
         self.src_embed = nn.Embedding(src_vocab, embed_size, padding_idx=PAD)
         self.tgt_embed = nn.Embedding(tgt_vocab, embed_size, padding_idx=PAD)
-        self.encoder = nn.GRU(embed_size, hidden_size, batch_first=True)
+        self.encoder = nn.GRU(embed_size, hidden_size, batch_first=True, bidirectional=bidirectional)
+        self.bidirectional = bidirectional
+        if bidirectional:
+            self.bridge = nn.Linear(2 * hidden_size, hidden_size)  # [h_fwd; h_bwd] -> E_h
         extra = hidden_size if attention is not None and (style == "bahdanau" or input_feeding) else 0
         self.decoder = nn.GRUCell(embed_size + extra, hidden_size)
         if attention is not None:
@@ -87,7 +94,16 @@ class Seq2Seq(nn.Module):
             )
         if (src_len < 1).any() or (src_len > src.shape[1]).any():
             raise ValueError(f"src_len must lie in 1..{src.shape[1]}, got {src_len.tolist()}")
-        enc_out, _ = self.encoder(self.src_embed(src))  # (N, S, E_h)
+        if self.bidirectional:  # packed, so the backward pass starts at each row's last real token
+            packed = nn.utils.rnn.pack_padded_sequence(
+                self.src_embed(src), src_len.cpu(), batch_first=True, enforce_sorted=False
+            )
+            enc_out, _ = self.encoder(packed)
+            S = src.shape[1]
+            enc_out, _ = nn.utils.rnn.pad_packed_sequence(enc_out, batch_first=True, total_length=S)
+            enc_out = self.bridge(enc_out)  # (N, S, 2 E_h) -> (N, S, E_h)
+        else:
+            enc_out, _ = self.encoder(self.src_embed(src))  # (N, S, E_h)
         rows = torch.arange(src.shape[0], device=src.device)
         mask = torch.arange(src.shape[1], device=src.device) < src_len.to(src.device).unsqueeze(1)  # (N, S)
         state = {

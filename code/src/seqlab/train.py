@@ -6,6 +6,9 @@ the first non-finite loss or gradient and says so in the history (``diverged_at`
 carrying NaN forward. A tqdm bar shows progress when run by hand; set the environment variable
 ``SEQLAB_PROGRESS=0`` to turn bars off (the book build and the tests do), and show the
 ``History`` for a one-line summary.
+
+Training is bounded by steps (never by wall time), so the same seed gives the same numbers on
+an idle or a loaded machine; ``History.seconds`` measures the wall time only to report it.
 """
 
 from __future__ import annotations
@@ -54,7 +57,6 @@ class History:
     evals: list[tuple[int, dict[str, float]]] = field(default_factory=list)
     seconds: float = 0.0
     eval_seconds: float = 0.0
-    out_of_time: bool = False
     diverged_at: int | None = None
     stopped_early: bool = False
     label: str = "train"
@@ -94,8 +96,6 @@ class History:
             text += ", final " + ", ".join(f"{k} {v:.4g}" for k, v in self.evals[-1][1].items())
         if self.stopped_early:
             text += " (target reached, stopped early)"
-        if self.out_of_time:
-            text += " (time budget spent)"
         if self.diverged:
             text += f"; DIVERGED at step {self.diverged_at}"
         return text
@@ -197,7 +197,6 @@ def fit(
     eval_fn: Callable[[nn.Module], dict[str, float]] | None = None,
     eval_every: int | None = None,
     stop_when: Callable[[dict[str, float]], bool] | None = None,
-    max_seconds: float | None = None,
     device: str | torch.device | None = None,
     seed: int = 0,
     progress: bool | None = None,
@@ -222,8 +221,6 @@ def fit(
         eval_every: run ``eval_fn`` every this many steps (and always after the last step).
         stop_when: ``stop_when(metrics) -> bool`` on each evaluation's metrics; True ends training
             early (e.g. ``lambda m: m["accuracy"] >= 0.99``). ``history.stopped_early`` records it.
-        max_seconds: stop once this much training time (evaluations excluded) has passed, to
-            compare models at an equal time budget; ``history.out_of_time`` records it.
         device: where to train; None picks one with ``get_device()``.
         seed: seeds the minibatch order.
         progress: show a tqdm bar; None follows ``SEQLAB_PROGRESS``.
@@ -241,8 +238,6 @@ def fit(
         raise ValueError(f"all tensors in data must have the same first dimension {n}; got {bad}")
     if steps < 1 or batch_size < 1:
         raise ValueError(f"steps and batch_size must be positive, got {steps=}, {batch_size=}")
-    if max_seconds is not None and not max_seconds > 0:
-        raise ValueError(f"max_seconds must be positive or None, got {max_seconds!r}")
     if clip_norm is not None and not clip_norm > 0:
         raise ValueError(f"clip_norm must be positive or None, got {clip_norm!r}")
 
@@ -289,8 +284,7 @@ def fit(
             history.diverged_at = step
             break
         loss.backward()
-        norm = torch.nn.utils.clip_grad_norm_(params, float("inf") if clip_norm is None else clip_norm)
-        norm = norm.item()
+        norm = clip_grad_norm(params, math.inf if clip_norm is None else clip_norm)
         history.loss.append(loss_value)
         history.grad_norm.append(norm)
         history.clipped.append(clip_norm is not None and norm > clip_norm)
@@ -305,9 +299,6 @@ def fit(
             if stop_when is not None and stop_when(history.evals[-1][1]):
                 history.stopped_early = True
                 break
-        if max_seconds is not None and time.perf_counter() - start - history.eval_seconds >= max_seconds:
-            history.out_of_time = True
-            break
         if step % 10 == 0:
             bar.set_postfix(loss=f"{loss_value:.4g}")
     bar.close()

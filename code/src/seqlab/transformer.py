@@ -4,21 +4,30 @@ An encoder layer is self-attention and a feed-forward network (FFN), each wrappe
 connection and a LayerNorm; a decoder layer adds cross-attention between the two, with queries
 from the decoder and keys and values from the encoder's output (the *memory*)::
 
-    post-norm (the paper):  x = norm(x + sublayer(x))
-    pre-norm (an option):   x = x + sublayer(norm(x))      (and one final norm per stack)
+    post-norm (the paper):  x = norm(x + dropout(sublayer(x)))
+    pre-norm (an option):   x = x + dropout(sublayer(norm(x)))      (one final norm per stack)
 
+Each layer's ``forward`` reads as these equations, with one method per sub-layer, as in
+``nn.TransformerEncoderLayer``: ``_sa_block`` (self-attention), ``_mha_block``
+(cross-attention), ``_ff_block`` (the FFN, ``max(0, x W_1 + b_1) W_2 + b_2``). Attention
+weights are returned when asked (``need_weights=True``), never stored on the module.
 ``residual=False`` drops the ``x +`` and ``layer_norm=False`` drops the norms, to see what they
-do. The layers keep ``nn.TransformerEncoderLayer``'s and ``nn.TransformerDecoderLayer``'s
-parameter names (ReLU FFN, batch first), so ``from_torch`` copies one exactly.
+do. The layers keep PyTorch's parameter names (ReLU FFN, batch first), so ``from_torch`` copies
+one exactly. Dropout acts where torch's does: on the attention weights, inside the FFN, and on
+every sub-layer's output.
+
+Masks: the layers' ``forward`` takes ``nn.TransformerEncoderLayer``'s arguments with its meaning
+(bool, True = ignore) and converts them once, with ``seqlab.masks``, to seqlab's meaning
+(True = may attend), which everything below it uses.
 
 ``Transformer`` is the encoder-decoder for token sequences: embeddings scaled by sqrt(E),
 sinusoidal positions, the two stacks, and an output projection; with ``tie_weights`` the
 source embedding, target embedding and output projection share one (V, E) matrix (a shared
-vocabulary). Decoding (``encode`` + ``step``, used by ``seqlab.decoding``) caches each decoder
-layer's past keys and values, so step t projects only the new token instead of all t tokens.
+vocabulary). Decoding (``encode`` + ``step``, used by ``seqlab.decoding``) keeps each decoder
+layer's past keys and values (``seqlab.multihead.cached_attention``), so step t projects only
+the new token instead of all t tokens.
 
-Masks follow ``nn.MultiheadAttention`` at the layer level (True = ignore); the model takes
-lengths. Shapes: src (N, S), tgt_in (N, L) token ids; activations (N, T, E); logits (N, L, V).
+Shapes: src (N, S), tgt_in (N, L) token ids; activations (N, T, E); logits (N, L, V).
 """
 
 from __future__ import annotations
@@ -29,21 +38,53 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .attention import scaled_dot_product_attention
-from .masks import padding_mask
-from .multihead import MultiheadAttention, merge_heads, split_heads
+from . import masks
+from .multihead import MultiheadAttention, cached_attention, project_kv
 from .positional import sinusoidal_encoding
 
-__all__ = ["EncoderLayer", "DecoderLayer", "Transformer", "count_parameters"]
+__all__ = ["EncoderLayer", "DecoderLayer", "Transformer"]
+
+KV = tuple[torch.Tensor, torch.Tensor]  # cached keys and values, each (N, H, S, D)
 
 
-def count_parameters(module: nn.Module) -> int:
-    """Number of distinct trainable parameters (a tied matrix counts once)."""
-    return sum(p.numel() for p in module.parameters() if p.requires_grad)
+def _allowed(
+    attn_mask: torch.Tensor | None,
+    key_padding_mask: torch.Tensor | None,
+    is_causal: bool,
+    shape: tuple[int, int, int],
+    device: torch.device,
+    names: tuple[str, str],
+) -> torch.Tensor | None:
+    """The one conversion of a layer's torch-style masks (True = ignore) to one seqlab mask
+    (True = may attend) broadcastable to (N, H, L, S), for ``shape`` = (N, L, S).
+
+    ``is_causal`` without ``attn_mask`` applies the causal mask (query i sees keys j <= i); with
+    an ``attn_mask`` it is a hint, as in torch, and the given mask is used.
+    """
+    n, length, source = shape
+    allowed = None
+    if attn_mask is not None:
+        masks.check_mask(attn_mask, names[0])
+        if attn_mask.shape != (length, source):
+            raise ValueError(
+                f"{names[0]} must be (L, S) = ({length}, {source}), got {tuple(attn_mask.shape)}"
+            )
+        allowed = masks.from_torch_mha(attn_mask)
+    elif is_causal:
+        allowed = masks.causal_mask(length, source, device=device)
+    padding = None
+    if key_padding_mask is not None:
+        masks.check_mask(key_padding_mask, names[1])
+        if key_padding_mask.shape != (n, source):
+            raise ValueError(
+                f"{names[1]} must be (N, S) = ({n}, {source}), got {tuple(key_padding_mask.shape)}"
+            )
+        padding = masks.from_torch_mha(key_padding_mask)
+    return masks.combine(allowed, padding)
 
 
 class _Block(nn.Module):
-    """What encoder and decoder layers share: the FFN, the norms, and the residual wiring."""
+    """What encoder and decoder layers share: the FFN, the norms, dropout and the residual."""
 
     def __init__(
         self,
@@ -53,41 +94,50 @@ class _Block(nn.Module):
         norm_first: bool,
         residual: bool,
         layer_norm: bool,
+        layer_norm_eps: float,
         norms: int,
     ) -> None:
         super().__init__()
+        if not 0 <= dropout < 1:
+            raise ValueError(f"dropout must lie in [0, 1), got {dropout}")
         self.norm_first, self.residual = norm_first, residual
-        self.linear1 = nn.Linear(d_model, dim_feedforward)
-        self.linear2 = nn.Linear(dim_feedforward, d_model)
+        self.linear1 = nn.Linear(d_model, dim_feedforward)  # W_1, b_1
+        self.linear2 = nn.Linear(dim_feedforward, d_model)  # W_2, b_2
         self.dropout = nn.Dropout(dropout)
         for i in range(1, norms + 1):
-            setattr(self, f"norm{i}", nn.LayerNorm(d_model) if layer_norm else nn.Identity())
+            norm = nn.LayerNorm(d_model, eps=layer_norm_eps) if layer_norm else nn.Identity()
+            setattr(self, f"norm{i}", norm)
 
-    def _ff(self, x: torch.Tensor) -> torch.Tensor:
-        return self.linear2(self.dropout(F.relu(self.linear1(x))))
+    def _ff_block(self, x: torch.Tensor) -> torch.Tensor:
+        """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 at every position: (N, T, E) -> (N, T, E)."""
+        return self.dropout(self.linear2(self.dropout(F.relu(self.linear1(x)))))
+
+    def _add(self, x: torch.Tensor, sublayer_out: torch.Tensor) -> torch.Tensor:
+        """The residual connection x + sublayer(x) (just the sub-layer with ``residual=False``)."""
+        return x + sublayer_out if self.residual else sublayer_out
+
+    def _attn_dropout(self) -> float:
+        return self.dropout.p if self.training else 0.0
 
     @classmethod
     def from_torch(cls, layer: nn.Module):
         """A copy of a batch-first, ReLU ``nn.TransformerEncoderLayer`` (for ``EncoderLayer``) or
-        ``nn.TransformerDecoderLayer`` (for ``DecoderLayer``): same sizes, same weights, same device."""
+        ``nn.TransformerDecoderLayer`` (for ``DecoderLayer``): same sizes, eps, dropout,
+        weights, dtype and device."""
         _check_torch_layer(layer)
         new = cls(
             layer.linear1.in_features, layer.self_attn.num_heads, layer.linear1.out_features,
-            layer.dropout.p, layer.norm_first,
+            dropout=layer.dropout.p, norm_first=layer.norm_first, layer_norm_eps=layer.norm1.eps,
         )  # fmt: skip
+        weight = layer.linear1.weight
+        new.to(device=weight.device, dtype=weight.dtype)
         new.load_state_dict(layer.state_dict())
-        return new.to(layer.linear1.weight.device)
-
-    def _wrap(self, x: torch.Tensor, sublayer, norm: nn.Module) -> torch.Tensor:
-        """One residual sub-layer, post-norm or pre-norm."""
-        if self.norm_first:
-            out = self.dropout(sublayer(norm(x)))
-            return x + out if self.residual else out
-        out = self.dropout(sublayer(x))
-        return norm(x + out if self.residual else out)
+        return new
 
 
-def _check_input(x: torch.Tensor, d_model: int, name: str = "x") -> None:
+def _check_input(x: torch.Tensor, d_model: int, name: str) -> None:
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        raise TypeError(f"{name} must be a float tensor (N, T, E), got {getattr(x, 'dtype', type(x))}")
     if x.dim() != 3 or x.shape[-1] != d_model:
         raise ValueError(f"{name} must be (N, T, E) with E={d_model}, got {tuple(x.shape)}")
 
@@ -96,10 +146,12 @@ class EncoderLayer(_Block):
     """Self-attention, then the FFN. Same parameters as ``nn.TransformerEncoderLayer``.
 
     Args:
-        d_model: E.  nhead: H.  dim_feedforward: the FFN's hidden width.
-        dropout: after attention, inside and after the FFN (as torch does).
+        d_model: E.  nhead: H.  dim_feedforward: d_ff, the FFN's hidden width.
+        dropout: on the attention weights, inside the FFN and on each sub-layer's output (as
+            torch does); active in training mode only.
         norm_first: pre-norm instead of the paper's post-norm.
         residual, layer_norm: set False to remove the residual connections or the LayerNorms.
+        layer_norm_eps: the LayerNorms' epsilon.
     """
 
     def __init__(
@@ -111,30 +163,49 @@ class EncoderLayer(_Block):
         norm_first: bool = False,
         residual: bool = True,
         layer_norm: bool = True,
+        layer_norm_eps: float = 1e-5,
     ) -> None:
-        super().__init__(d_model, dim_feedforward, dropout, norm_first, residual, layer_norm, norms=2)
+        super().__init__(
+            d_model, dim_feedforward, dropout, norm_first, residual, layer_norm, layer_norm_eps, norms=2
+        )
         self.self_attn = MultiheadAttention(d_model, nhead, impl="torch")
-        self.weights: torch.Tensor | None = None  # (N, H, S, S) after a call with keep_weights
 
     def forward(
-        self, src: torch.Tensor, src_key_padding_mask: torch.Tensor | None = None, keep_weights: bool = False
-    ) -> torch.Tensor:
-        """``src`` (N, S, E); ``src_key_padding_mask`` (N, S) bool, True = padding. Returns (N, S, E).
+        self,
+        src: torch.Tensor,
+        src_mask: torch.Tensor | None = None,
+        src_key_padding_mask: torch.Tensor | None = None,
+        is_causal: bool = False,
+        need_weights: bool = False,
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """``src`` (N, S, E). Masks as in ``nn.TransformerEncoderLayer`` (bool, True = ignore):
+        ``src_mask`` (S, S), ``src_key_padding_mask`` (N, S) (True = padding).
 
-        With ``keep_weights``, the attention weights of every head are left in ``self.weights``.
+        Returns (N, S, E), and with ``need_weights`` also every head's weights (N, H, S, S).
         """
         _check_input(src, self.linear1.in_features, "src")
+        n, s = src.shape[:2]
+        names = ("src_mask", "src_key_padding_mask")
+        allowed = _allowed(src_mask, src_key_padding_mask, is_causal, (n, s, s), src.device, names)
+        x = src
+        if self.norm_first:
+            h, weights = self._sa_block(self.norm1(x), allowed, need_weights)
+            x = self._add(x, h)
+            x = self._add(x, self._ff_block(self.norm2(x)))
+        else:
+            h, weights = self._sa_block(x, allowed, need_weights)
+            x = self.norm1(self._add(x, h))
+            x = self.norm2(self._add(x, self._ff_block(x)))
+        return (x, weights) if need_weights else x
 
-        def attend(x):
-            out, w = self.self_attn(
-                x, x, x, key_padding_mask=src_key_padding_mask, need_weights=keep_weights,
-                average_attn_weights=False,
-            )  # fmt: skip
-            self.weights = w
-            return out
-
-        x = self._wrap(src, attend, self.norm1)
-        return self._wrap(x, self._ff, self.norm2)
+    def _sa_block(
+        self, x: torch.Tensor, allowed: torch.Tensor | None, need_weights: bool
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """MultiHead(x, x, x), then dropout; ``allowed`` True = may attend."""
+        out, weights, _ = cached_attention(
+            self.self_attn, x, x, allowed, need_weights=need_weights, dropout_p=self._attn_dropout()
+        )
+        return self.dropout(out), weights
 
 
 class DecoderLayer(_Block):
@@ -152,12 +223,13 @@ class DecoderLayer(_Block):
         norm_first: bool = False,
         residual: bool = True,
         layer_norm: bool = True,
+        layer_norm_eps: float = 1e-5,
     ) -> None:
-        super().__init__(d_model, dim_feedforward, dropout, norm_first, residual, layer_norm, norms=3)
+        super().__init__(
+            d_model, dim_feedforward, dropout, norm_first, residual, layer_norm, layer_norm_eps, norms=3
+        )
         self.self_attn = MultiheadAttention(d_model, nhead, impl="torch")
         self.multihead_attn = MultiheadAttention(d_model, nhead, impl="torch")  # cross-attention
-        self.self_weights: torch.Tensor | None = None  # (N, H, L, L)
-        self.cross_weights: torch.Tensor | None = None  # (N, H, L, S)
 
     def forward(
         self,
@@ -169,85 +241,104 @@ class DecoderLayer(_Block):
         memory_key_padding_mask: torch.Tensor | None = None,
         tgt_is_causal: bool = False,
         memory_is_causal: bool = False,
-        keep_weights: bool = False,
-    ) -> torch.Tensor:
+        need_weights: bool = False,
+    ) -> torch.Tensor | tuple[torch.Tensor, dict]:
         """``tgt`` (N, L, E) over ``memory`` (N, S, E). Returns (N, L, E).
 
         Masks as in ``nn.TransformerDecoderLayer`` (bool, True = ignore): ``tgt_mask`` (L, L),
-        ``memory_mask`` (L, S), key-padding masks (N, L) and (N, S); ``tgt_is_causal`` adds the
-        causal mask itself. ``keep_weights`` leaves every head's weights in ``self_weights``
-        and ``cross_weights``.
+        ``memory_mask`` (L, S), key-padding masks (N, L) and (N, S). ``tgt_is_causal`` without
+        ``tgt_mask`` applies the causal mask (query i sees targets j <= i); so does
+        ``memory_is_causal`` without ``memory_mask`` (query i sees memory j <= i). With
+        ``need_weights`` also returns ``{"self": (N, H, L, L), "cross": (N, H, L, S)}``.
         """
         d_model = self.linear1.in_features
         _check_input(tgt, d_model, "tgt")
         _check_input(memory, d_model, "memory")
         if memory.shape[0] != tgt.shape[0]:
             raise ValueError(f"tgt and memory must share N, got {tuple(tgt.shape)} and {tuple(memory.shape)}")
-        causal = tgt_is_causal and tgt_mask is None
+        n, length, source = tgt.shape[0], tgt.shape[1], memory.shape[1]
+        self_allowed = _allowed(
+            tgt_mask, tgt_key_padding_mask, tgt_is_causal, (n, length, length), tgt.device,
+            ("tgt_mask", "tgt_key_padding_mask"),
+        )  # fmt: skip
+        memory_allowed = _allowed(
+            memory_mask, memory_key_padding_mask, memory_is_causal, (n, length, source), tgt.device,
+            ("memory_mask", "memory_key_padding_mask"),
+        )  # fmt: skip
+        memory_kv = project_kv(self.multihead_attn, memory)  # keys and values of the memory
+        x, weights, _ = self.layer(tgt, memory_kv, self_allowed, memory_allowed, None, need_weights)
+        return (x, weights) if need_weights else x
 
-        def self_attend(x):
-            out, self.self_weights = self.self_attn(
-                x, x, x, key_padding_mask=tgt_key_padding_mask, attn_mask=tgt_mask, is_causal=causal,
-                need_weights=keep_weights, average_attn_weights=False,
-            )  # fmt: skip
-            return out
+    def layer(
+        self,
+        x: torch.Tensor,
+        memory_kv: KV,
+        self_allowed: torch.Tensor | None,
+        memory_allowed: torch.Tensor | None,
+        cache: KV | None = None,
+        need_weights: bool = False,
+    ) -> tuple[torch.Tensor, dict, KV]:
+        """The decoder layer's equations on ``x`` (N, L, E), masks True = may attend.
 
-        def cross_attend(x):
-            out, self.cross_weights = self.multihead_attn(
-                x, memory, memory, key_padding_mask=memory_key_padding_mask, attn_mask=memory_mask,
-                need_weights=keep_weights, average_attn_weights=False,
-            )  # fmt: skip
-            return out
+        ``memory_kv``: the memory's keys and values (``project_kv``). ``cache``: the keys and
+        values of earlier positions (decoding), or None. Returns the output (N, L, E), the
+        weights (``{}`` unless ``need_weights``) and the self-attention cache extended by x.
+        """
+        if self.norm_first:
+            h, w_self, cache = self._sa_block(self.norm1(x), self_allowed, cache, need_weights)
+            x = self._add(x, h)
+            h, w_cross = self._mha_block(self.norm2(x), memory_kv, memory_allowed, need_weights)
+            x = self._add(x, h)
+            x = self._add(x, self._ff_block(self.norm3(x)))
+        else:
+            h, w_self, cache = self._sa_block(x, self_allowed, cache, need_weights)
+            x = self.norm1(self._add(x, h))
+            h, w_cross = self._mha_block(x, memory_kv, memory_allowed, need_weights)
+            x = self.norm2(self._add(x, h))
+            x = self.norm3(self._add(x, self._ff_block(x)))
+        weights = {"self": w_self, "cross": w_cross} if need_weights else {}
+        return x, weights, cache
 
-        x = self._wrap(tgt, self_attend, self.norm1)
-        x = self._wrap(x, cross_attend, self.norm2)
-        return self._wrap(x, self._ff, self.norm3)
+    def _sa_block(
+        self, x: torch.Tensor, allowed: torch.Tensor | None, cache: KV | None, need_weights: bool
+    ) -> tuple[torch.Tensor, torch.Tensor | None, KV]:
+        """Masked MultiHead(x, x, x) over the cached positions and x itself, then dropout."""
+        out, weights, cache = cached_attention(
+            self.self_attn, x, x, allowed, cache, need_weights, dropout_p=self._attn_dropout()
+        )
+        return self.dropout(out), weights, cache
+
+    def _mha_block(
+        self, x: torch.Tensor, memory_kv: KV, allowed: torch.Tensor | None, need_weights: bool
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Cross-attention MultiHead(x, memory, memory): queries from x, keys and values from
+        the memory (``memory_kv``, projected once), then dropout."""
+        out, weights, _ = cached_attention(
+            self.multihead_attn, x, None, allowed, memory_kv, need_weights, dropout_p=self._attn_dropout()
+        )
+        return self.dropout(out), weights
 
     # ---------------------------------------------------------------- incremental decoding
-    def memory_cache(self, memory: torch.Tensor) -> dict:
-        """Cross-attention keys and values of the memory (N, S, E), computed once per input."""
-        w_k, w_v = self.multihead_attn.in_proj_weight.chunk(3)[1:]
-        b_k, b_v = self.multihead_attn.in_proj_bias.chunk(3)[1:]
-        heads = self.multihead_attn.num_heads
-        return {
-            "k": split_heads(F.linear(memory, w_k, b_k), heads),  # (N, H, S, D)
-            "v": split_heads(F.linear(memory, w_v, b_v), heads),
-            "self_k": memory.new_zeros(memory.shape[0], heads, 0, memory.shape[-1] // heads),
-            "self_v": memory.new_zeros(memory.shape[0], heads, 0, memory.shape[-1] // heads),
-        }
+    def step(
+        self,
+        y: torch.Tensor,
+        memory_kv: KV,
+        cache: KV | None,
+        memory_key_padding_mask: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, KV]:
+        """The layer at one new position: ``y`` (N, 1, E); ``memory_kv`` from ``project_kv``;
+        ``cache`` the previous positions' self-attention keys and values (None at the first
+        step); ``memory_key_padding_mask`` (N, S) bool, True = padding (as in ``forward``).
 
-    def step(self, y: torch.Tensor, cache: dict, memory_allowed: torch.Tensor) -> tuple[torch.Tensor, dict]:
-        """The layer at one new position: ``y`` (N, 1, E) the input there; ``cache`` from
-        ``memory_cache`` or the previous step; ``memory_allowed`` (N, S) bool, True = real token.
-
-        Returns the output (N, 1, E) and the cache with this position's self-attention key and
-        value appended. Equal to ``forward`` with a causal mask, one position at a time.
+        Returns the output (N, 1, E) and the cache with this position appended. Equal to
+        ``forward`` with a causal mask, one position at a time.
         """
-        new = dict(cache)
-        mha = self.self_attn
-
-        def self_attend(x):
-            q, k, v = (
-                split_heads(t, mha.num_heads)
-                for t in F.linear(x, mha.in_proj_weight, mha.in_proj_bias).chunk(3, -1)
-            )
-            new["self_k"] = torch.cat([cache["self_k"], k], dim=2)  # (N, H, t + 1, D)
-            new["self_v"] = torch.cat([cache["self_v"], v], dim=2)
-            return mha.out_proj(
-                merge_heads(scaled_dot_product_attention(q, new["self_k"], new["self_v"], impl="torch"))
-            )
-
-        def cross_attend(x):
-            cross = self.multihead_attn
-            w_q, b_q = cross.in_proj_weight.chunk(3)[0], cross.in_proj_bias.chunk(3)[0]
-            q = split_heads(F.linear(x, w_q, b_q), cross.num_heads)  # (N, H, 1, D)
-            mask = memory_allowed[:, None, None, :]  # (N, 1, 1, S)
-            out = scaled_dot_product_attention(q, cache["k"], cache["v"], mask, impl="torch")
-            return cross.out_proj(merge_heads(out))
-
-        x = self._wrap(y, self_attend, self.norm1)
-        x = self._wrap(x, cross_attend, self.norm2)
-        return self._wrap(x, self._ff, self.norm3), new
+        _check_input(y, self.linear1.in_features, "y")
+        shape = (y.shape[0], 1, memory_kv[0].shape[2])
+        names = ("", "memory_key_padding_mask")
+        memory_allowed = _allowed(None, memory_key_padding_mask, False, shape, y.device, names)
+        out, _, cache = self.layer(y, memory_kv, None, memory_allowed, cache)
+        return out, cache
 
 
 def _check_torch_layer(layer: nn.Module) -> None:
@@ -255,6 +346,25 @@ def _check_torch_layer(layer: nn.Module) -> None:
         raise ValueError("from_torch needs a layer built with batch_first=True and activation='relu'")
     if layer.norm1.bias is None or layer.linear1.bias is None:
         raise ValueError("from_torch needs a layer with biases (bias=True)")
+    if layer.self_attn.dropout != layer.dropout.p:
+        raise ValueError(
+            f"from_torch needs one dropout rate, got {layer.self_attn.dropout} on the attention "
+            f"weights and {layer.dropout.p} elsewhere"
+        )
+
+
+def _check_tokens(tokens: torch.Tensor, vocab: int, name: str) -> None:
+    if not isinstance(tokens, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor of token ids, got {type(tokens).__name__}")
+    if tokens.dtype not in (torch.long, torch.int, torch.int16, torch.int8, torch.uint8):
+        raise TypeError(f"{name} must hold integer token ids, got dtype {tokens.dtype}")
+    if tokens.dim() != 2 or tokens.shape[1] == 0:
+        raise ValueError(f"{name} must be (N, T) with T >= 1, got {tuple(tokens.shape)}")
+    if tokens.numel() and (tokens.min() < 0 or tokens.max() >= vocab):
+        raise ValueError(
+            f"{name} holds token ids outside 0..{vocab - 1} (the vocabulary): "
+            f"min {int(tokens.min())}, max {int(tokens.max())}"
+        )
 
 
 class Transformer(nn.Module):
@@ -263,7 +373,8 @@ class Transformer(nn.Module):
     Args:
         src_vocab, tgt_vocab: vocabulary sizes (equal when ``tie_weights``: one shared vocabulary).
         d_model: E.  nhead: H.  num_encoder_layers, num_decoder_layers: stack depths.
-        dim_feedforward, dropout, norm_first, residual, layer_norm: as for the layers.
+        dim_feedforward, dropout, norm_first, residual, layer_norm: as for the layers (dropout
+            also acts on the embeddings).
         tie_weights: one (V, E) matrix for the source embedding, the target embedding and the
             output projection (the output keeps its own bias).
     """
@@ -289,6 +400,7 @@ class Transformer(nn.Module):
         if d_model % nhead or d_model % 2:
             raise ValueError(f"d_model = {d_model} must be even and divisible by nhead = {nhead}")
         self.d_model, self.tie_weights = d_model, tie_weights
+        self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
         options = dict(
             dim_feedforward=dim_feedforward, dropout=dropout, norm_first=norm_first, residual=residual,
             layer_norm=layer_norm,
@@ -312,72 +424,95 @@ class Transformer(nn.Module):
             self.out.weight = self.src_embed.weight
 
     def _embed(self, embed: nn.Embedding, tokens: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """sqrt(E) * embedding + sinusoidal position (positions start .. start + T - 1): (N, T, E)."""
         positions = sinusoidal_encoding(tokens.shape[1], self.d_model, start=start).to(self.out.weight.device)
         return self.dropout(embed(tokens) * math.sqrt(self.d_model) + positions)
 
-    def _check(self, src: torch.Tensor, src_len: torch.Tensor) -> None:
-        if src.dim() != 2 or src_len.shape != (src.shape[0],):
-            raise ValueError(
-                f"src must be (N, S) and src_len (N,), got {tuple(src.shape)} and {tuple(src_len.shape)}"
-            )
+    def _padding(self, src: torch.Tensor, src_len: torch.Tensor) -> torch.Tensor:
+        """Check ``src`` and ``src_len``; return the source key-padding mask (N, S), True = padding
+        (torch's meaning, for the layers' torch-style arguments)."""
+        _check_tokens(src, self.src_vocab, "src")
+        if not isinstance(src_len, torch.Tensor):
+            raise TypeError(f"src_len must be a torch.Tensor (N,) of lengths, got {type(src_len).__name__}")
+        if src_len.dtype.is_floating_point or src_len.dtype == torch.bool:
+            raise TypeError(f"src_len must hold integer lengths, got dtype {src_len.dtype}")
+        if src_len.shape != (src.shape[0],):
+            raise ValueError(f"src_len must be (N,) = ({src.shape[0]},), got {tuple(src_len.shape)}")
         if (src_len < 1).any() or (src_len > src.shape[1]).any():
             raise ValueError(f"src_len must lie in 1..{src.shape[1]}, got {src_len.tolist()}")
+        return masks.to_torch_mha(masks.padding_mask(src_len.to(src.device), src.shape[1]))
 
-    def memory(self, src: torch.Tensor, src_len: torch.Tensor, keep_weights: bool = False) -> torch.Tensor:
-        """The encoder's output (N, S, E) for ``src`` (N, S) with lengths ``src_len`` (N,)."""
-        self._check(src, src_len)
-        ignore = ~padding_mask(src_len.to(src.device), src.shape[1])
-        x = self._embed(self.src_embed, src)
+    def memory(
+        self, src: torch.Tensor, src_len: torch.Tensor, need_weights: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+        """The encoder's output (N, S, E) for ``src`` (N, S) with lengths ``src_len`` (N,);
+        with ``need_weights`` also each encoder layer's weights (N, H, S, S)."""
+        padding = self._padding(src, src_len)
+        x, weights = self._embed(self.src_embed, src), []
         for layer in self.encoder:
-            x = layer(x, src_key_padding_mask=ignore, keep_weights=keep_weights)
-        return self.encoder_norm(x)
+            out = layer(x, src_key_padding_mask=padding, need_weights=need_weights)
+            x, w = out if need_weights else (out, None)
+            weights.append(w)
+        x = self.encoder_norm(x)
+        return (x, weights) if need_weights else x
 
     def forward(
-        self, src: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor, keep_weights: bool = False
-    ) -> torch.Tensor:
-        """Teacher-forced logits (N, L, V) for ``tgt_in`` (N, L) (BOS first)."""
-        if tgt_in.dim() != 2 or tgt_in.shape[0] != src.shape[0]:
+        self, src: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor, need_weights: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, dict]:
+        """Teacher-forced logits (N, L, V) for ``tgt_in`` (N, L) (BOS first). With
+        ``need_weights`` returns ``(logits, weights)`` as ``attention_weights`` describes."""
+        padding = self._padding(src, src_len)
+        _check_tokens(tgt_in, self.tgt_vocab, "tgt_in")
+        if tgt_in.shape[0] != src.shape[0]:
             raise ValueError(f"tgt_in must be (N, L) with N={src.shape[0]}, got {tuple(tgt_in.shape)}")
-        memory = self.memory(src, src_len, keep_weights)
-        ignore = ~padding_mask(src_len.to(src.device), src.shape[1])
+        out = self.memory(src, src_len, need_weights=need_weights)
+        memory, weights = out if need_weights else (out, [])
+        weights = {"encoder": weights, "decoder": [], "cross": []}
         y = self._embed(self.tgt_embed, tgt_in)
         for layer in self.decoder:
-            y = layer(
-                y, memory, memory_key_padding_mask=ignore, tgt_is_causal=True, keep_weights=keep_weights
+            out = layer(
+                y, memory, memory_key_padding_mask=padding, tgt_is_causal=True, need_weights=need_weights
             )
-        return self.out(self.decoder_norm(y))
+            y, w = out if need_weights else (out, {"self": None, "cross": None})
+            weights["decoder"].append(w["self"])
+            weights["cross"].append(w["cross"])
+        logits = self.out(self.decoder_norm(y))
+        return (logits, weights) if need_weights else logits
 
     def attention_weights(self, src: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor) -> dict:
         """Every head's weights, per layer: ``{"encoder": [(N, H, S, S)], "decoder": [(N, H, L, L)],
-        "cross": [(N, H, L, S)]}``."""
+        "cross": [(N, H, L, S)]}``, computed in evaluation mode without gradients."""
+        was_training = self.training
+        self.eval()
         with torch.no_grad():
-            self.forward(src, src_len, tgt_in, keep_weights=True)
-        return {
-            "encoder": [layer.weights for layer in self.encoder],
-            "decoder": [layer.self_weights for layer in self.decoder],
-            "cross": [layer.cross_weights for layer in self.decoder],
-        }
+            _, weights = self.forward(src, src_len, tgt_in, need_weights=True)
+        self.train(was_training)
+        return weights
 
     # ---------------------------------------------------------------- decoding
     def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> dict:
         """The decoding state: the memory's keys and values per decoder layer, empty caches."""
         memory = self.memory(src, src_len)
         return {
-            "layers": [layer.memory_cache(memory) for layer in self.decoder],
-            "allowed": padding_mask(src_len.to(src.device), src.shape[1]),  # (N, S)
-            "t": torch.zeros(src.shape[0], dtype=torch.long, device=src.device),
+            "memory_kv": [project_kv(layer.multihead_attn, memory) for layer in self.decoder],
+            "caches": [None] * len(self.decoder),
+            "padding": self._padding(src, src_len),  # (N, S), True = padding
+            "t": torch.zeros(src.shape[0], dtype=torch.long, device=src.device),  # (N,) positions
         }
 
     def step(self, tokens: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict]:
         """One decoder position: ``tokens`` (N,) the previous output. Returns logits (N, V), state."""
-        t = int(state["t"][0]) if state["t"].numel() else 0
-        y = self._embed(self.tgt_embed, tokens.to(state["allowed"].device).unsqueeze(1), start=t)  # (N, 1, E)
+        if tokens.dim() != 1:
+            raise ValueError(f"tokens must be (N,), got {tuple(tokens.shape)}")
+        _check_tokens(tokens.unsqueeze(1), self.tgt_vocab, "tokens")
+        start = int(state["t"][0]) if state["t"].numel() else 0  # every row is at the same position
+        y = self._embed(self.tgt_embed, tokens.to(state["padding"].device).unsqueeze(1), start=start)
         caches = []
-        for layer, cache in zip(self.decoder, state["layers"]):
-            y, cache = layer.step(y, cache, state["allowed"])
+        for layer, memory_kv, cache in zip(self.decoder, state["memory_kv"], state["caches"]):
+            y, cache = layer.step(y, memory_kv, cache, state["padding"])  # y: (N, 1, E)
             caches.append(cache)
         logits = self.out(self.decoder_norm(y)).squeeze(1)
-        return logits, {"layers": caches, "allowed": state["allowed"], "t": state["t"] + 1}
+        return logits, {**state, "caches": caches, "t": state["t"] + 1}
 
     def decoder_step(self):
         """``step(tokens, state) -> (log_probs, state)`` for ``seqlab.decoding``."""
