@@ -31,6 +31,35 @@ def context_vector(scores, h, mask):
     return (alpha.unsqueeze(-1) * h).sum(dim=1)
 """,
     ],
+    "additive_parameters": [
+        # the bias b of U forgotten
+        """
+def additive_parameters(E_s, E_h, A):
+    return A * E_s + A * E_h + A
+""",
+        # v forgotten, or counted as a matrix
+        """
+def additive_parameters(E_s, E_h, A):
+    return A * E_s + A * E_h + A * A + A
+""",
+    ],
+    "max_weight_ratio": [
+        # one score's bound, not the gap between two
+        """
+def max_weight_ratio(v):
+    return torch.exp(v.abs().sum()).item()
+""",
+        # the Euclidean norm instead of the sum of absolute values
+        """
+def max_weight_ratio(v):
+    return torch.exp(2 * v.norm()).item()
+""",
+        # signs not taken into account
+        """
+def max_weight_ratio(v):
+    return torch.exp(2 * v.sum()).item()
+""",
+    ],
 }
 
 DELEGATING = {

@@ -60,6 +60,52 @@ def lstm_parameter_count(E_in, E_h):
     return 3 * (E_h * E_in + E_h * E_h + 2 * E_h)
 """,
     ],
+    "cell_path_gradient": [
+        # the last forget gate only
+        """
+def cell_path_gradient(f):
+    return f[-1]
+""",
+        # summed instead of multiplied
+        """
+def cell_path_gradient(f):
+    return f.sum(dim=0)
+""",
+        # the product over units instead of over steps
+        """
+def cell_path_gradient(f):
+    return f.prod(dim=1)
+""",
+    ],
+    "half_life_steps": [
+        # floor without the + 1
+        """
+import math
+
+
+def half_life_steps(b_f):
+    f = 1 / (1 + math.exp(-b_f))
+    return int(math.log(0.5) / math.log(f))
+""",
+        # tanh instead of the sigmoid for the gate
+        """
+import math
+
+
+def half_life_steps(b_f):
+    f = math.tanh(b_f)
+    return math.floor(math.log(0.5) / math.log(f)) + 1
+""",
+        # the gate taken as sigmoid(-b_f)
+        """
+import math
+
+
+def half_life_steps(b_f):
+    f = 1 / (1 + math.exp(b_f))
+    return math.floor(math.log(0.5) / math.log(f)) + 1
+""",
+    ],
 }
 
 DELEGATING = {

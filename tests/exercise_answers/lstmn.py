@@ -31,6 +31,28 @@ def tape_summary(weights, tape):
     return (weights.unsqueeze(-1) * tape).sum(dim=2)
 """,
     ],
+    "score_count": [
+        # the paper's tapes, entries 1..t-1, without the initial state
+        """
+def score_count(T):
+    return T * (T - 1) // 2
+""",
+        # every step scores every position of the sequence
+        """
+def score_count(T):
+    return T * T
+""",
+    ],
+    "lstm_case": [
+        # off by one: entry t is the one the step is about to write
+        """
+lstm_case = "d"
+""",
+        # not a letter
+        """
+lstm_case = "last"
+""",
+    ],
 }
 
 DELEGATING = {}

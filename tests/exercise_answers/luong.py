@@ -40,6 +40,35 @@ def local_p_weights(scores, center, D):
     return scores.softmax(dim=-1) * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
 """,
     ],
+    "local_m_positions": [
+        # counted from 1
+        """
+def local_m_positions(t, D, S):
+    return [j + 1 for j in range(S) if abs(j - t) <= D]
+""",
+        # not clipped to the source
+        """
+def local_m_positions(t, D, S):
+    return list(range(t - D, t + D + 1))
+""",
+        # a window of 2D positions (off by one)
+        """
+def local_m_positions(t, D, S):
+    return [j for j in range(S) if -D <= j - t < D]
+""",
+    ],
+    "general_multiply_adds": [
+        # W_a applied to every key
+        """
+def general_multiply_adds(S, E):
+    return S * E * E + S * E
+""",
+        # the cost of dot
+        """
+def general_multiply_adds(S, E):
+    return S * E
+""",
+    ],
 }
 
 DELEGATING = {
@@ -52,7 +81,7 @@ def general_scores(s, h, W):
     return score(s.unsqueeze(1), h)[:, 0]
 """,
     "local_p_weights": """
-from seqlab.attention import gaussian_window, local_window
+from seqlab.masks import gaussian_window, local_window
 def local_p_weights(scores, center, D):
     inside = local_window(center.unsqueeze(1), scores.shape[1], D)[:, 0]
     alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)

@@ -39,6 +39,28 @@ def offset_distance_sq(k, E):
     return float(E / 2 * 4 * math.sin(k / 2) ** 2)
 """,
     ],
+    "pe_norm": [
+        # the squared norm instead of the norm
+        """
+def pe_norm(E):
+    return E / 2
+""",
+        # as if every feature were a unit vector
+        """
+def pe_norm(E):
+    return math.sqrt(E)
+""",
+    ],
+    "farthest_offset": [
+        # the largest offset is the farthest
+        """
+farthest_k = 10
+""",
+        # the angle where a pair is farthest, not an offset in 1..10
+        """
+farthest_k = math.pi
+""",
+    ],
 }
 
 DELEGATING = {

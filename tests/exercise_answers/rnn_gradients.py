@@ -73,6 +73,49 @@ def scale_to_spectral_radius(W, rho):
     return W * (rho / torch.linalg.eigvals(W).real.max())
 """,
     ],
+    "steps_below": [
+        # floor without the + 1: the last step still above the threshold
+        """
+import math
+
+
+def steps_below(rate, threshold):
+    return int(math.log(threshold) / math.log(rate))
+""",
+        # rounded instead of the first step strictly below
+        """
+import math
+
+
+def steps_below(rate, threshold):
+    return round(math.log(threshold) / math.log(rate))
+""",
+        # a linear decay by (1 - rate) per step instead of a geometric one
+        """
+import math
+
+
+def steps_below(rate, threshold):
+    return math.ceil((1 - threshold) / (1 - rate))
+""",
+    ],
+    "rnn_multiply_adds": [
+        # the T^2 misconception: every step revisits all earlier ones
+        """
+def rnn_multiply_adds(N, T, E_in, E_h):
+    return N * T * T * E_h * (E_in + E_h)
+""",
+        # the batch forgotten
+        """
+def rnn_multiply_adds(N, T, E_in, E_h):
+    return T * E_h * (E_in + E_h)
+""",
+        # the recurrent product only
+        """
+def rnn_multiply_adds(N, T, E_in, E_h):
+    return N * T * E_h * E_h
+""",
+    ],
 }
 
 DELEGATING = {

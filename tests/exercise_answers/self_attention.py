@@ -52,6 +52,59 @@ def causal(T):
     return torch.ones(T, T, dtype=torch.bool).tril(-1)
 """,
     ],
+    "mha_parameters": [
+        # forgot the biases
+        """
+def mha_parameters(E, H):
+    return 4 * E * E
+""",
+        # forgot the output projection W^O
+        """
+def mha_parameters(E, H):
+    return 3 * E * E + 3 * E
+""",
+        # every head with full-width projections
+        """
+def mha_parameters(E, H):
+    return H * (4 * E * E + 4 * E)
+""",
+        # right at H = 2 only: head width counted as E / H in W^O too
+        """
+def mha_parameters(E, H):
+    return 3 * E * E + 3 * E + E * E * 2 // H + E
+""",
+    ],
+    "path_length": [
+        # the two layers swapped
+        """
+def max_path_length(layer, n):
+    return 1 if layer == "recurrent" else n - 1
+""",
+        # counts positions, not steps
+        """
+def max_path_length(layer, n):
+    return n if layer == "recurrent" else 1
+""",
+        # a logarithmic path for self-attention (that is a stack of dilated convolutions)
+        """
+def max_path_length(layer, n):
+    import math
+    return n - 1 if layer == "recurrent" else math.ceil(math.log2(n))
+""",
+    ],
+    "wrong_entry": [
+        # the diagonal: j < i, as some texts write it
+        """
+wrong_entry = "d"
+""",
+        """
+wrong_entry = "a"
+""",
+        # a position instead of a letter
+        """
+wrong_entry = (1, 2)
+""",
+    ],
 }
 
 DELEGATING = {
@@ -71,5 +124,10 @@ def from_heads(x):
 def causal(T):
     from seqlab.masks import causal_mask
     return causal_mask(T)
+""",
+    "mha_parameters": """
+def mha_parameters(E, H):
+    import torch
+    return sum(p.numel() for p in torch.nn.MultiheadAttention(E, H).parameters())
 """,
 }

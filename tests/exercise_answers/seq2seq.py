@@ -46,6 +46,45 @@ def brevity_penalty(c, r):
     return math.exp(1 - r / c)
 """,
     ],
+    "beam_candidates": [
+        # k hypotheses extended at every step, the first included
+        """
+def beam_candidates(k, T, V):
+    return k * T * V
+""",
+        # exhaustive search instead of beam search
+        """
+def beam_candidates(k, T, V):
+    return V**T
+""",
+        # one candidate per hypothesis and step, the vocabulary forgotten
+        """
+def beam_candidates(k, T, V):
+    return 1 + (T - 1) * k
+""",
+    ],
+    "beam_picks": [
+        # length normalisation ignored
+        """
+def beam_picks():
+    return "a", "a"
+""",
+        # the longest output taken for the best with alpha = 1
+        """
+def beam_picks():
+    return "a", "d"
+""",
+        # the two swapped
+        """
+def beam_picks():
+    return "b", "a"
+""",
+        # a score instead of a letter
+        """
+def beam_picks():
+    return -1.5, -0.2
+""",
+    ],
 }
 
 DELEGATING = {}

@@ -54,6 +54,46 @@ def smoothed_loss(logits, target, eps):
     return torch.nn.functional.cross_entropy(logits, target)
 """,
     ],
+    "encoder_layer_parameters": [
+        # heads counted as if each had full-width projections
+        """
+def encoder_layer_parameters(E, d_ff, H):
+    return H * 4 * (E * E + E) + 2 * E * d_ff + d_ff + E + 4 * E
+""",
+        # biases forgotten
+        """
+def encoder_layer_parameters(E, d_ff, H):
+    return 4 * E * E + 2 * E * d_ff + 4 * E
+""",
+        # the LayerNorms forgotten
+        """
+def encoder_layer_parameters(E, d_ff, H):
+    return 4 * (E * E + E) + 2 * E * d_ff + d_ff + E
+""",
+        # the output projection W_O forgotten
+        """
+def encoder_layer_parameters(E, d_ff, H):
+    return 3 * (E * E + E) + 2 * E * d_ff + d_ff + E + 4 * E
+""",
+    ],
+    "decoding_step_macs": [
+        # t tokens in the prefix instead of t + 1
+        """
+def decoding_step_macs(t, E, cache):
+    return 3 * E * E + 2 * t * E if cache else 3 * t * E * E + 2 * t * t * E
+""",
+        # the attention itself forgotten: projections only
+        """
+def decoding_step_macs(t, E, cache):
+    return 3 * E * E if cache else 3 * (t + 1) * E * E
+""",
+        # with the cache, the queries of every position still recomputed
+        """
+def decoding_step_macs(t, E, cache):
+    n = t + 1
+    return (n * E * E + 2 * E * E + 2 * n * E) if cache else 3 * n * E * E + 2 * n * n * E
+""",
+    ],
 }
 
 DELEGATING = {
@@ -68,5 +108,11 @@ from seqlab.train import warmup_inverse_sqrt as transformer_lr
     "smoothed_loss": """
 def smoothed_loss(logits, target, eps):
     return torch.nn.functional.cross_entropy(logits, target, label_smoothing=eps)
+""",
+    "encoder_layer_parameters": """
+from seqlab.transformer import EncoderLayer
+from seqlab.utils import count_parameters
+def encoder_layer_parameters(E, d_ff, H):
+    return count_parameters(EncoderLayer(E, H, d_ff))
 """,
 }

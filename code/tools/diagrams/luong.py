@@ -1,0 +1,70 @@
+"""The Luong chapter's concept diagram: where global, local-m and local-p attention may look.
+
+Three panels side by side, one decoder step t = 3 over a source of S = 10 encoder states. Global
+attention weights every source position; local-m only the window [t - D, t + D] (D = 2) around
+p_t = t; local-p the window around a predicted p_t, with the weights multiplied by a Gaussian of
+sigma = D / 2. Positions outside the window (red) get weight exactly zero."""
+
+from __future__ import annotations
+
+import math
+
+from matplotlib.patches import Rectangle
+from style import ROLE, box, figure, label
+
+GREY = "#555555"
+S, D, T = 10, 2, 3  # source length, half-width, the decoder step shown
+P_PRED = 6.4  # local-p's predicted centre, an illustrative value
+SCORES = [0.2, 0.1, 0.5, 1.2, 0.9, 0.3, 1.6, 1.1, 0.4, 0.2]  # illustrative scores e_tj
+
+
+def _weights(allowed, gauss=None):
+    exp = [math.exp(e) if ok else 0.0 for e, ok in zip(SCORES, allowed)]
+    total = sum(exp)
+    w = [x / total for x in exp]
+    return w if gauss is None else [a * g for a, g in zip(w, gauss)]
+
+
+def _panel(ax, x0, title, subtitle, allowed, weights, center=None, gauss=None):
+    cell, gap = 0.2, 0.02
+    label(ax, x0 + 1.1, 2.75, title, fontsize=10.5, weight="bold")
+    label(ax, x0 + 1.1, 2.45, subtitle, fontsize=9)
+    top = 0.55  # one scale for the three panels: a bar 1.2 in tall is a weight of 0.55
+    for j in range(S):
+        x = x0 + j * (cell + gap)
+        box(ax, x, 0.55, cell, cell, "", role="memory" if allowed[j] else "mask", rounded=False)
+        label(ax, x + cell / 2, 0.38, str(j + 1), fontsize=7.5, color=GREY)
+        if weights[j] > 0:
+            ax.add_patch(
+                Rectangle((x + 0.03, 0.85), cell - 0.06, 1.2 * weights[j] / top, fc=ROLE["weight"][1])
+            )
+    if center is not None:  # p_t: a position 1 .. S, drawn at its cell's centre
+        xc = x0 + (center - 1) * (cell + gap) + cell / 2
+        ax.plot([xc, xc], [0.5, 2.2], color=ROLE["query"][1], lw=1.2, ls=(0, (3, 2)))
+        label(ax, xc, 2.28, "$p_t$", fontsize=9, color=ROLE["query"][1])
+    if gauss is not None:
+        xs = [x0 + (j - 1) * (cell + gap) + cell / 2 for j in [1 + k / 10 for k in range(0, 91)]]
+        ys = [0.85 + 1.2 * math.exp(-((1 + k / 10 - center) ** 2) / (2 * (D / 2) ** 2)) for k in range(0, 91)]
+        ax.plot(xs, ys, color=ROLE["query"][1], lw=1.0)
+    label(ax, x0 + 1.1, 0.15, "source position $j$", fontsize=8.5, color=GREY)
+    right = center is None or center < S / 2  # the sum goes on the side away from p_t
+    label(ax, x0 + (2.2 if right else 0.0), 2.0, rf"$\sum_j \alpha_{{tj}} = {sum(weights):.2f}$",
+          fontsize=8.5, color=GREY, ha="right" if right else "left")  # fmt: skip
+
+
+def luong_windows():
+    fig, ax = figure(7.0, 3.0)
+    everywhere = [True] * S
+    _panel(ax, 0.1, "global", "all $S$ positions", everywhere, _weights(everywhere))
+    window_m = [abs(j + 1 - T) <= D for j in range(S)]
+    _panel(
+        ax, 2.45, "local-m", f"$p_t = t = {T}$, window $2D+1 = {2 * D + 1}$", window_m, _weights(window_m), T
+    )
+    window_p = [abs(j + 1 - P_PRED) <= D for j in range(S)]
+    gauss = [math.exp(-((j + 1 - P_PRED) ** 2) / (2 * (D / 2) ** 2)) for j in range(S)]
+    _panel(ax, 4.8, "local-p", r"predicted $p_t$, $\times$ Gaussian", window_p, _weights(window_p, gauss),
+           P_PRED, gauss)  # fmt: skip
+    return fig
+
+
+DIAGRAMS = {"luong_windows": luong_windows}
