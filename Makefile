@@ -9,6 +9,7 @@ SUBMISSIONS ?=
 SOLUTIONS ?= show
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CHAPTER ?=
+REMOTE ?= origin
 
 # Notebooks run by the build and the tests print a one-line summary instead of progress bars.
 export SEQLAB_PROGRESS ?= 0
@@ -20,12 +21,14 @@ LINTED := code tests chapters
 # notebooks are formatted narrower, to fit the book's page without scrolling
 NB_WIDTH := --line-length 88
 
-.PHONY: help install test lint format book student grade bench-grade timings bench diagrams page clean
+.PHONY: help install test lint format book student check-autograder publish grade bench-grade timings bench diagrams page clean
 
 help:
 	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions)"
 	@echo "make test                 lint, unit tests, exercise tests, every notebook (nbval)"
-	@echo "make student              student notebooks and autograder zips into dist/"
+	@echo "make student              student notebooks and autograder zips into dist/ (CHAPTER=)"
+	@echo "make check-autograder     grade with each zip from a fresh venv, outside the repo (CHAPTER=; slow)"
+	@echo "make publish              push the built book (student notebooks included) to gh-pages (REMOTE=)"
 	@echo "make grade SUBMISSIONS=D  grade every notebook under D: grades.csv, feedback/ (CHAPTER=, JOBS=)"
 	@echo "make bench-grade          grading throughput on generated submissions (a report)"
 	@echo "make timings              run every chapter once and print seconds per notebook"
@@ -58,9 +61,20 @@ test: lint
 
 book: $(STAMP)
 	SEQLAB_SOLUTIONS=$(SOLUTIONS) $(BIN)/jupyter-book build . --all -W --keep-going
+	$(BIN)/python code/tools/leak_check.py _build/html $(if $(filter remove,$(SOLUTIONS)),--no-solutions)
 
 student: $(STAMP)
-	$(BIN)/python code/tools/student.py --out dist
+	$(BIN)/python code/tools/student.py --out dist $(if $(CHAPTER),--only $(CHAPTER))
+
+# Not part of `make test` (a fresh install per chapter takes minutes): the zips from `make student`
+# grade a correct and an untouched notebook from a new venv holding only what each zip declares.
+check-autograder: $(STAMP)
+	$(BIN)/python code/tools/student.py --out dist $(if $(CHAPTER),--only $(CHAPTER))
+	$(BIN)/python code/tools/check_autograder.py --dist dist --jobs $(JOBS) $(if $(CHAPTER),--only $(CHAPTER))
+
+publish: $(STAMP)
+	test -f _build/html/index.html || $(MAKE) book
+	$(BIN)/python code/tools/publish.py --site _build/html --remote $(REMOTE)
 
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir"; exit 2; }

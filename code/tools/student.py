@@ -1,9 +1,18 @@
 """Build what students and graders get: ``otter assign`` for every chapter with exercises.
 
 For a chapter ``chapters/NAME.ipynb`` this writes ``OUT/NAME/student/NAME.ipynb`` (solutions and
-hidden tests removed, public tests kept for ``grader.check``) and
-``OUT/NAME/autograder/NAME-autograder_*.zip`` (every test, for ``otter run`` or Gradescope).
-``otter assign`` also runs all tests against the reference solutions and fails if one fails.
+hidden tests removed, public tests kept for ``grader.check``, and a first set-up cell that installs
+``seqlab`` where it is missing) and ``OUT/NAME/autograder/NAME-autograder_*.zip`` (every test, for
+``otter run`` or Gradescope). ``otter assign`` also runs all tests against the reference solutions
+and fails if one fails.
+
+The zips grade anywhere, not only in this repository: the assignment config of each chapter is
+amended, in a temporary copy of the notebook (the sources stay as they are), with
+``requirements:`` (``torch==2.13.0`` from PyTorch's CPU index, the other runtime dependencies
+pinned as in ``requirements.txt``, and ``seqlab`` itself as a wheel) and ``autograder_files:`` (that
+wheel). otter 7 writes them into the zip's ``environment.yml``, which its ``setup.sh`` (Gradescope)
+installs; the wheel sits at ``files/wheels/`` in the zip, and its path in ``environment.yml`` is
+relative to the zip's folder, where the installer runs.
 
     python code/tools/student.py --out dist [--only NAME ...]
 """
@@ -11,14 +20,204 @@ hidden tests removed, public tests kept for ``grader.check``) and
 from __future__ import annotations
 
 import argparse
+import copy
+import functools
+import json
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from importlib import metadata
 from pathlib import Path
 
+import yaml
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from course import assignment_name, chapters, has_exercises  # noqa: E402
+from course import ASSIGNMENT_MARK, ROOT, assignment_name, chapters, has_exercises  # noqa: E402
+
+TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
+# what the tests of the exercises import, directly or through seqlab; pinned as in requirements.txt
+RUNTIME = ("torch", "numpy", "matplotlib", "tqdm", "babel", "num2words", "sacrebleu")
+SETUP_TAG = "seqlab-setup"
+# otter-grader's assign format: a hidden test carries a test config with "hidden: true"
+HIDDEN_MARK = re.compile(r"BEGIN TEST CONFIG[\s\S]{0,300}?hidden:\s*true|^\s*#\s*HIDDEN\s*$", re.M)
+SOLUTION_BLOCK = re.compile(
+    r"^([ \t]*)# BEGIN SOLUTION[^\n]*\n[\s\S]*?^[ \t]*# END SOLUTION[^\n]*(\n|$)", re.M
+)
+OTTER_RAW = re.compile(r"^\s*#\s*(ASSIGNMENT CONFIG|(BEGIN|END) (QUESTION|SOLUTION|TESTS|PROMPT))")
+
+
+# ---------------------------------------------------------------------------------------------
+# the book's settings: one repository URL, one package version
+
+
+def book_config(root: Path = ROOT) -> dict:
+    return yaml.safe_load((root / "_config.yml").read_text())
+
+
+def repository_url(root: Path = ROOT) -> str:
+    """``repository.url`` of ``_config.yml``: the one place that names the repository."""
+    return str(book_config(root)["repository"]["url"]).rstrip("/")
+
+
+def seqlab_version(root: Path = ROOT) -> str:
+    text = (root / "code" / "pyproject.toml").read_text()
+    return re.search(r'^version\s*=\s*"([^"]+)"', text, re.M).group(1)
+
+
+def seqlab_spec(root: Path = ROOT) -> str:
+    """The pip requirement of this book's ``seqlab``: the release tag ``v<version>`` of the repository."""
+    return f"seqlab[text] @ git+{repository_url(root)}@v{seqlab_version(root)}#subdirectory=code"
+
+
+def pinned(names: tuple[str, ...] = RUNTIME, root: Path = ROOT) -> list[str]:
+    """The lines of ``requirements.txt`` that pin ``names`` (in that order)."""
+    pins = {}
+    for line in (root / "requirements.txt").read_text().splitlines():
+        m = re.match(r"^([A-Za-z0-9_.-]+)==(\S+)", line.strip())
+        if m:
+            pins[m.group(1).lower()] = f"{m.group(1)}=={m.group(2)}"
+    missing = [n for n in names if n.lower() not in pins]
+    if missing:
+        raise ValueError(f"requirements.txt pins none of {missing}")
+    return [pins[n.lower()] for n in names]
+
+
+# ---------------------------------------------------------------------------------------------
+# the set-up cell every student notebook starts with
+
+SETUP_TEMPLATE = """\
+# Set-up for Colab, Binder or a fresh Python: installs what this notebook needs where it is missing
+# (the course package seqlab {version}, otter-grader, myst-nb); where it is installed, does nothing.
+import importlib.util
+import subprocess
+import sys
+
+_needed = {{"seqlab": "{seqlab}", "myst_nb": "{myst_nb}", "otter": "{otter}"}}
+_missing = [spec for module, spec in _needed.items() if importlib.util.find_spec(module) is None]
+if _missing:
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", *_missing])
+    importlib.invalidate_caches()
+"""
+
+
+def _dist_pin(name: str, fallback: str) -> str:
+    try:
+        return f"{name}=={metadata.version(name)}"
+    except metadata.PackageNotFoundError:
+        return fallback
+
+
+def setup_source(root: Path = ROOT) -> str:
+    return SETUP_TEMPLATE.format(
+        version=seqlab_version(root),
+        seqlab=seqlab_spec(root),
+        # the chapters glue computed numbers into the prose with myst_nb.glue
+        myst_nb=_dist_pin("myst-nb", "myst-nb"),
+        otter=pinned(("otter-grader",), root)[0],
+    )
+
+
+def setup_cell(root: Path = ROOT) -> dict:
+    # otter_ignore: the graders (otter run, Gradescope, make grade) skip it
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "seqlab-setup",
+        "metadata": {"tags": [SETUP_TAG, "otter_ignore"]},
+        "outputs": [],
+        "source": setup_source(root),
+    }
+
+
+def with_setup_cell(notebook: dict, root: Path = ROOT) -> dict:
+    """The notebook with the set-up cell first (replacing an older one)."""
+    nb = copy.deepcopy(notebook)
+    cells = [c for c in nb["cells"] if SETUP_TAG not in c.get("metadata", {}).get("tags", [])]
+    cell = setup_cell(root)
+    if nb.get("nbformat", 4) == 4 and nb.get("nbformat_minor", 5) < 5:
+        cell.pop("id")
+    nb["cells"] = [cell, *cells]
+    return nb
+
+
+# ---------------------------------------------------------------------------------------------
+# student notebooks
+
+
+def _source(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def is_hidden_test(cell: dict) -> bool:
+    tags = cell.get("metadata", {}).get("tags", [])
+    return "hidden-test" in tags or bool(HIDDEN_MARK.search(_source(cell)))
+
+
+def studentize(notebook: dict, remove_solutions: bool = True) -> dict:
+    """A student copy of any notebook without otter: hidden tests and otter's raw marker cells dropped,
+    each ``# BEGIN SOLUTION`` ... ``# END SOLUTION`` block replaced by ``...`` (or, with
+    ``remove_solutions=False``, only the markers dropped), outputs cleared."""
+    nb = copy.deepcopy(notebook)
+    cells = []
+    for cell in nb.get("cells", []):
+        src = _source(cell)
+        if is_hidden_test(cell) or (cell["cell_type"] == "raw" and OTTER_RAW.match(src)):
+            continue
+        if remove_solutions:
+            src = SOLUTION_BLOCK.sub(lambda m: f"{m.group(1)}...{m.group(2)}", src)
+        else:
+            src = re.sub(r"^[ \t]*# (BEGIN|END) SOLUTION[^\n]*\n?", "", src, flags=re.M)
+        cell["source"] = src
+        if cell["cell_type"] == "code":
+            cell["outputs"], cell["execution_count"] = [], None
+        cells.append(cell)
+    nb["cells"] = cells
+    return nb
+
+
+@functools.cache
+def seqlab_wheel() -> Path:
+    """``seqlab`` built as a wheel (once per process), in a temporary folder."""
+    out = Path(tempfile.mkdtemp(prefix="seqlab-wheel-"))
+    # built from a clean copy: setuptools leaves build/ in the folder it builds, and reuses it
+    ignore = shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "*.pyc")
+    source = shutil.copytree(ROOT / "code", out / "code", ignore=ignore)
+    cmd = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+           str(source), "-w", str(out)]  # fmt: skip
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    wheels = list(out.glob("seqlab-*.whl"))
+    if result.returncode != 0 or len(wheels) != 1:
+        raise RuntimeError(f"building the seqlab wheel failed:\n{result.stdout}\n{result.stderr}")
+    return wheels[0]
+
+
+def autograder_requirements(wheel_path: str) -> list[str]:
+    """The pip lines of the zip's environment: CPU torch, the pinned runtime, and the seqlab wheel."""
+    return [f"--extra-index-url {TORCH_INDEX}", *pinned(), wheel_path]
+
+
+def amend_config(notebook: dict, **settings) -> dict:
+    """The notebook with its ``# ASSIGNMENT CONFIG`` cell updated by ``settings``."""
+    nb = copy.deepcopy(notebook)
+    for cell in nb["cells"]:
+        src = _source(cell)
+        if cell["cell_type"] == "raw" and src.startswith(ASSIGNMENT_MARK):
+            config = yaml.safe_load(src[len(ASSIGNMENT_MARK) :]) or {}
+            config.update(settings)
+            cell["source"] = f"{ASSIGNMENT_MARK}\n" + yaml.safe_dump(config, sort_keys=False).rstrip()
+            return nb
+    raise ValueError(f"no {ASSIGNMENT_MARK} cell")
+
+
+def _otter_assign(source: Path, target: Path) -> None:
+    cmd = [sys.executable, "-m", "otter", "assign", "--no-pdfs", str(source), str(target)]
+    result = subprocess.run(cmd, capture_output=True, text=True, cwd=source.parent)
+    if result.returncode != 0:
+        raise RuntimeError(f"otter assign failed for {source.name}:\n{result.stdout}\n{result.stderr}")
 
 
 def assign(notebook: Path, out: Path) -> Path:
@@ -26,17 +225,44 @@ def assign(notebook: Path, out: Path) -> Path:
     name = assignment_name(notebook)
     if name != notebook.stem:
         raise ValueError(f"{notebook}: assignment name {name!r} must equal the file name {notebook.stem!r}")
-    target = out / name
+    target = (out / name).resolve()
     if target.exists():
         shutil.rmtree(target)
-    cmd = [sys.executable, "-m", "otter", "assign", "--no-pdfs", str(notebook), str(target)]
-    result = subprocess.run(cmd, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"otter assign failed for {notebook}:\n{result.stdout}\n{result.stderr}")
+    wheel = seqlab_wheel()
+    with tempfile.TemporaryDirectory(prefix=f"assign-{name}-") as tmp:
+        work = Path(tmp)
+        (work / "wheels").mkdir()
+        shutil.copy(wheel, work / "wheels" / wheel.name)
+        rel = f"wheels/{wheel.name}"
+        nb = amend_config(
+            json.loads(notebook.read_text()),
+            requirements=autograder_requirements(f"./files/{rel}"),
+            autograder_files=[rel],
+        )
+        source = work / notebook.name
+        source.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+        _otter_assign(source, target)
     zips = list((target / "autograder").glob("*.zip"))
     if len(zips) != 1:
         raise RuntimeError(f"expected one autograder zip in {target / 'autograder'}, found {zips}")
+    handout = target / "student" / notebook.name
+    handout.write_text(json.dumps(with_setup_cell(json.loads(handout.read_text())), indent=1) + "\n")
     return target
+
+
+def student_notebook(notebook: Path) -> dict:
+    """What a student downloads for one chapter: the notebook of ``make student`` (exercise stubs,
+    public tests, no hidden test, no solution) with its set-up cell. Chapters without exercises get
+    ``studentize`` and the set-up cell. Fast: otter runs neither the tests nor the zip here."""
+    nb = json.loads(notebook.read_text())
+    if not has_exercises(notebook):
+        return with_setup_cell(studentize(nb))
+    with tempfile.TemporaryDirectory(prefix=f"student-{notebook.stem}-") as tmp:
+        source = Path(tmp) / "src" / notebook.name
+        source.parent.mkdir()
+        source.write_text(json.dumps(amend_config(nb, run_tests=False, generate=False)))
+        _otter_assign(source, Path(tmp) / "out")
+        return with_setup_cell(json.loads((Path(tmp) / "out" / "student" / notebook.name).read_text()))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,163 @@
+"""Prove each autograder zip grades outside this repository, from nothing but the zip.
+
+For each chapter (``--only`` to restrict) this takes ``dist/NAME/autograder/*.zip`` and, in a fresh
+temporary folder outside the repository:
+
+1. unpacks the zip and reads the ``pip:`` list of its ``environment.yml`` (what otter's ``setup.sh``
+   has mamba install on Gradescope; mamba itself is not needed here);
+2. makes a fresh virtual environment with the base Python (``python -m venv``, no
+   ``--system-site-packages``) and installs that list with pip, run from the unpacked zip's folder
+   as conda runs it, so the zip's relative wheel path resolves the same way;
+3. grades two submissions with that environment's ``otter run``, from that folder: the student
+   notebook with every reference solution filled in (must score full marks) and the untouched
+   student notebook (must score less).
+
+    python code/tools/check_autograder.py --dist dist [--only NAME ...] [--keep]
+
+Exit status 1 when a zip fails. Prints the install time of each fresh environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from course import ROOT, chapters, fill, has_exercises, questions, solutions  # noqa: E402
+
+
+def base_python() -> str:
+    """The interpreter this one was made from (a venv's base), so the new venv shares nothing."""
+    return getattr(sys, "_base_executable", None) or sys.executable
+
+
+def pip_lines(environment_yml: str) -> list[str]:
+    env = yaml.safe_load(environment_yml)
+    for dep in env.get("dependencies", []):
+        if isinstance(dep, dict) and "pip" in dep:
+            return [str(x) for x in dep["pip"]]
+    raise ValueError("environment.yml has no pip: list")
+
+
+def score(results_json: Path) -> tuple[float, float]:
+    """(score, possible) from otter's Gradescope-format results.json."""
+    results = json.loads(results_json.read_text())
+    tests = results.get("tests", [])
+    got = results.get("score", sum(t.get("score", 0) or 0 for t in tests))
+    possible = sum(t.get("max_score", 0) or 0 for t in tests)
+    return float(got), float(possible)
+
+
+def run(cmd: list[str], cwd: Path, log: Path) -> None:
+    with log.open("a") as out:
+        out.write(f"\n$ {' '.join(cmd)}\n")
+        out.flush()
+        # an index that cannot be reached (PyTorch's, behind a firewall) is skipped after one retry
+        env = {**os.environ, "PIP_RETRIES": os.environ.get("PIP_RETRIES", "1")}
+        result = subprocess.run(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
+    if result.returncode != 0:
+        tail = log.read_text()[-4000:]
+        raise RuntimeError(f"`{' '.join(cmd[:4])} ...` failed ({result.returncode}); log {log}:\n{tail}")
+
+
+def check(name: str, dist: Path, work: Path) -> dict:
+    zips = sorted((dist / name / "autograder").glob("*.zip"))
+    handout = dist / name / "student" / f"{name}.ipynb"
+    if not zips or not handout.is_file():
+        raise FileNotFoundError(f"no autograder zip or student notebook for {name} under {dist}")
+    zip_path = zips[-1]
+    log = work / "log.txt"
+    source = work / "source"  # only the zip's contents, as Gradescope unpacks it
+    with zipfile.ZipFile(zip_path) as archive:
+        archive.extractall(source)
+    lines = pip_lines((source / "environment.yml").read_text())
+    requirements = source / "requirements-from-environment.txt"
+    requirements.write_text("\n".join(lines) + "\n")
+
+    start = time.perf_counter()
+    env = work / "env"
+    run([base_python(), "-m", "venv", str(env)], work, log)
+    pip = [str(env / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
+    run([*pip, "install", "-r", requirements.name], source, log)
+    install_s = time.perf_counter() - start
+
+    chapter = ROOT / "chapters" / f"{name}.ipynb"
+    names = [q for q, _ in questions(chapter)]
+    submissions = {
+        "correct": fill(handout, solutions(chapter), names),
+        "untouched": json.loads(handout.read_text()),
+    }
+    scores = {}
+    for kind, nb in submissions.items():
+        folder = work / kind
+        folder.mkdir()
+        (folder / f"{name}.ipynb").write_text(json.dumps(nb))
+        run([str(env / "bin" / "otter"), "run", "--no-logo", "-a", str(zip_path.resolve()),
+             "-o", str(folder), str(folder / f"{name}.ipynb")], work, log)  # fmt: skip
+        scores[kind] = score(folder / "results.json")
+    (correct, possible), (untouched, _) = scores["correct"], scores["untouched"]
+    ok = possible > 0 and correct == possible and untouched < possible
+    wheels = sorted(p.name for p in source.rglob("*.whl"))
+    return {"chapter": name, "install_s": install_s, "possible": possible, "correct": correct,
+            "untouched": untouched, "ok": ok, "wheel_files": wheels}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    parser.add_argument("--only", nargs="*", help="chapter names (file stems); default all with exercises")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folders (printed)")
+    parser.add_argument("--jobs", type=int, default=1, help="zips checked at once (default 1)")
+    args = parser.parse_args(argv)
+    names = [nb.stem for nb in chapters() if has_exercises(nb)]
+    if args.only:
+        unknown = set(args.only) - set(names)
+        if unknown:
+            parser.error(f"unknown chapters {sorted(unknown)}; chapters with exercises: {names}")
+        names = [n for n in names if n in args.only]
+    dist = args.dist.resolve()
+    failed = []
+    print(f"base Python {base_python()}; each zip gets a fresh venv and its environment.yml's pip list")
+
+    def one(name: str) -> None:
+        work = Path(tempfile.mkdtemp(prefix=f"check-autograder-{name}-"))
+        try:
+            r = check(name, dist, work)
+            verdict = "ok" if r["ok"] else "FAILED"
+            of = f"/{r['possible']:g}"
+            print(f"{name}: fresh install {r['install_s']:.0f} s ({', '.join(r['wheel_files'])}); "
+                  f"correct {r['correct']:g}{of}, untouched {r['untouched']:g}{of}: {verdict}",
+                  flush=True)  # fmt: skip
+            if not r["ok"]:
+                failed.append(name)
+        except Exception as exc:  # one broken zip does not stop the others
+            print(f"{name}: FAILED: {exc}", flush=True)
+            failed.append(name)
+        finally:
+            if args.keep:
+                print(f"  kept {work}")
+            else:
+                shutil.rmtree(work, ignore_errors=True)
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        list(pool.map(one, names))
+    print(f"{len(names) - len(failed)}/{len(names)} zips grade from a fresh environment"
+          + (f"; failed: {', '.join(failed)}" if failed else ""))  # fmt: skip
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+"""Scan a built site for what students must not get: hidden tests always, solutions on request.
+
+    python code/tools/leak_check.py _build/html [--no-solutions] [--notebooks chapters]
+
+Every file under the site is read as text (HTML without its tags, notebooks and JSON as their
+strings) and searched for otter's hidden-test marker and for the lines of each hidden test (and,
+with ``--no-solutions``, each solution line) of the source notebooks that appear nowhere else in
+them. Exit status 1 when something is found. ``make book`` runs it after every build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from student import HIDDEN_MARK, is_hidden_test  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SOLUTION_BODY = re.compile(r"^[ \t]*# BEGIN SOLUTION[^\n]*\n([\s\S]*?)^[ \t]*# END SOLUTION", re.M)
+MIN_LEN = 20  # shorter lines ("return x", "...") prove nothing
+# a line that opens or closes a bracket is layout, which otter's reformatting of tests changes
+FRAGMENT = re.compile(r"[(\[{,]$|^[)\]}]")
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def needles(notebooks: list[Path]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(where, line) for each distinctive line of a hidden test, and of a solution."""
+    hidden, solutions, public = [], [], set()
+    for path in notebooks:
+        for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            src = "".join(cell.get("source", ""))
+            where = f"{path.name} cell {i}"
+            if cell["cell_type"] == "code" and is_hidden_test(cell):
+                hidden += [(where, squash(x)) for x in HIDDEN_MARK.sub("", src).splitlines()]
+                continue
+            for block in SOLUTION_BODY.findall(src):
+                solutions += [(where, squash(x)) for x in block.splitlines()]
+            public.update(squash(x) for x in SOLUTION_BODY.sub("", src).splitlines())
+
+    shown = "\n".join(public)  # a line inside a longer public line is not distinctive either
+
+    def distinctive(items):
+        return [
+            (w, x)
+            for w, x in items
+            if len(x) >= MIN_LEN and x not in shown and "TEST CONFIG" not in x and not FRAGMENT.search(x)
+        ]
+
+    return distinctive(hidden), distinctive(solutions)
+
+
+def built_text(path: Path) -> str | None:
+    """The readable text of a built file; None for a binary one."""
+    data = path.read_bytes()
+    if b"\0" in data[:2048]:
+        return None
+    text = data.decode("utf-8", errors="replace")
+    if path.suffix in (".html", ".htm"):
+        return html.unescape(re.sub(r"<[^>]+>", "", text))
+    if path.suffix in (".ipynb", ".json"):
+        try:
+            stack, found = [json.loads(text)], []
+        except ValueError:
+            return text
+        while stack:
+            x = stack.pop()
+            if isinstance(x, str):
+                found.append(x)
+            elif isinstance(x, (list, dict)):
+                stack.extend(x.values() if isinstance(x, dict) else x)
+        return "\n".join(found)
+    return text
+
+
+def scan(site: Path, notebooks: list[Path], solutions: bool = False) -> dict[str, list[str]]:
+    """{file under ``site``: what it leaks}."""
+    hidden, solution_lines = needles(notebooks)
+    look_for = [("hidden test", w, x) for w, x in hidden]
+    if solutions:
+        look_for += [("solution", w, x) for w, x in solution_lines]
+    leaks: dict[str, list[str]] = {}
+    for path in sorted(p for p in site.rglob("*") if p.is_file()):
+        text = built_text(path)
+        if text is None:
+            continue
+        flat = squash(text)
+        found = ["hidden-test marker"] if HIDDEN_MARK.search(text) else []
+        found += sorted({f"{kind} ({where})" for kind, where, line in look_for if line in flat})
+        if found:
+            leaks[path.relative_to(site).as_posix()] = found
+    return leaks
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("site", type=Path, nargs="?", default=ROOT / "_build" / "html")
+    parser.add_argument("--no-solutions", action="store_true", help="solution lines are leaks too")
+    parser.add_argument("--notebooks", type=Path, default=ROOT / "chapters")
+    args = parser.parse_args(argv)
+    if not args.site.is_dir():
+        parser.error(f"no built site at {args.site}: build the book first (make book)")
+    notebooks = sorted(args.notebooks.glob("*.ipynb"))
+    hidden, solution_lines = needles(notebooks)
+    leaks = scan(args.site, notebooks, solutions=args.no_solutions)
+    what = "hidden tests" + (" and solutions" if args.no_solutions else "")
+    print(f"leak check of {args.site}: {len(hidden)} hidden-test lines"
+          + (f", {len(solution_lines)} solution lines" if args.no_solutions else "")
+          + f" from {len(notebooks)} notebooks")  # fmt: skip
+    for rel, found in leaks.items():
+        print(f"  LEAK {rel}: {', '.join(found[:5])}{' ...' if len(found) > 5 else ''}")
+    print(f"{len(leaks)} built files with {what}" if leaks else f"no built file holds {what}")
+    return 1 if leaks else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""Publish the built book to the ``gh-pages`` branch with ghp-import (``make publish``).
+
+    python code/tools/publish.py [--site _build/html] [--remote origin] [--branch gh-pages] [--no-push]
+
+The site is what ``make book`` built: the pages, the student notebook of every chapter beside its
+page (what Colab and Binder open, see ``repository.branch`` in ``_config.yml``), the download
+copies under ``_sources/`` and Binder's ``binder/``. Before anything is pushed it checks that no
+file of the site holds a hidden test (code/tools/leak_check.py) and that every chapter page has its
+student notebook. Run from the repository whose remote should receive the branch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import leak_check  # noqa: E402
+from course import ROOT, chapters  # noqa: E402
+from student import repository_url, seqlab_version  # noqa: E402
+
+
+def check_site(site: Path) -> list[str]:
+    """What is wrong with the site for publishing (empty when nothing is)."""
+    if not (site / "index.html").is_file():
+        return [f"no built book at {site}: run `make book` first"]
+    problems = []
+    for nb in chapters():
+        rel = nb.relative_to(ROOT)
+        if (site / rel.with_suffix(".html")).is_file() and not (site / rel).is_file():
+            problems.append(f"{rel}: the page has no student notebook beside it (Colab/Binder open it)")
+    leaks = leak_check.scan(site, chapters())
+    problems += [f"{rel} holds {', '.join(found)}" for rel, found in leaks.items()]
+    return problems
+
+
+def ghp_import() -> str:
+    found = shutil.which("ghp-import", path=str(Path(sys.executable).parent)) or shutil.which("ghp-import")
+    if not found:
+        raise SystemExit("ghp-import is not installed: pip install -r requirements.txt")
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--site", type=Path, default=ROOT / "_build" / "html")
+    parser.add_argument("--remote", default="origin")
+    parser.add_argument("--branch", default="gh-pages")
+    parser.add_argument("--no-push", action="store_true", help="only commit to the local branch")
+    args = parser.parse_args(argv)
+    site = args.site.resolve()
+    problems = check_site(site)
+    if problems:
+        print("not publishing:\n" + "\n".join(f"  {p}" for p in problems))
+        return 1
+    version = seqlab_version()
+    cmd = [ghp_import(), "--no-jekyll", "--force", "--remote", args.remote, "--branch", args.branch,
+           "--message", f"Publish the book (seqlab {version})"]  # fmt: skip
+    if not args.no_push:
+        cmd.append("--push")
+    subprocess.run([*cmd, str(site)], check=True)
+    where = f"{args.remote}/{args.branch}" if not args.no_push else f"the local branch {args.branch}"
+    print(f"published {site} to {where}")
+    tag = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"refs/tags/v{version}"],
+                         capture_output=True)  # fmt: skip
+    if tag.returncode != 0:
+        print(f"note: no tag v{version} here. The set-up cell of the student notebooks installs seqlab "
+              f"from {repository_url()} at tag v{version} (Colab): git tag v{version} && "
+              f"git push {args.remote} v{version}")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""Sphinx extension of the course book: every notebook the built site serves is the student version.
+
+Sphinx copies each source notebook to ``_build/html/_sources/``, and that copy is what the page's
+download button links to: with the sources' hidden tests and solutions. When the build has
+finished, this extension replaces every notebook under the output folder:
+
+- ``_sources/<path>.ipynb`` (the download button) and ``<path>.ipynb`` next to ``<path>.html`` (the
+  copy Colab and Binder open from the published ``gh-pages`` branch, see ``_config.yml``) become
+  the notebook of ``make student``: exercise stubs and public tests for ``grader.check``, no
+  hidden test, no solution, and a first cell that installs ``seqlab`` where it is missing. This holds
+  for both builds: the default build shows the solutions on the page, collapsed, but the notebook
+  a student downloads is always the one to work in.
+- any other ``.ipynb`` under the output folder is cleaned the same way without otter
+  (``student.studentize``).
+
+It also copies ``binder/`` (the light environment Binder builds) into the site, so that the
+published branch Binder starts from has it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import student  # noqa: E402
+
+
+def _write(path: Path, notebook: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def publish_student_notebooks(srcdir: Path, outdir: Path, sources: list[Path]) -> list[Path]:
+    """Write the student notebook of each source notebook into ``outdir`` (``_sources/`` and beside its
+    page) and clean every other notebook there; returns the files written."""
+    written: list[Path] = []
+
+    def one(src: Path) -> tuple[Path, dict]:
+        return src, student.student_notebook(src)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for src, nb in pool.map(one, sources):
+            rel = src.relative_to(srcdir)
+            for path in (outdir / "_sources" / rel, outdir / rel):
+                _write(path, nb)
+                written.append(path)
+    for path in sorted(outdir.rglob("*.ipynb")):
+        if path not in written:
+            _write(path, student.with_setup_cell(student.studentize(json.loads(path.read_text()))))
+            written.append(path)
+    copy_binder(srcdir / "binder", outdir / "binder")
+    return written
+
+
+def copy_binder(binder: Path, target: Path) -> None:
+    """``binder/`` into the site, its ``./code`` line (the package beside it on ``main``) replaced by
+    the wheel of this build, since the published branch holds the site and not ``code/``."""
+    if not binder.is_dir():
+        return
+    shutil.copytree(binder, target, dirs_exist_ok=True)
+    requirements = target / "requirements.txt"
+    if requirements.is_file() and "./code" in requirements.read_text().split():
+        wheel = student.seqlab_wheel()
+        shutil.copy(wheel, target / wheel.name)
+        lines = requirements.read_text().splitlines()
+        lines = [f"./binder/{wheel.name}" if line.strip() == "./code" else line for line in lines]
+        requirements.write_text("\n".join(lines) + "\n")
+
+
+def _on_build_finished(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    srcdir, outdir = Path(app.srcdir), Path(app.outdir)
+    sources = sorted(
+        Path(app.env.doc2path(doc))
+        for doc in app.env.found_docs
+        if str(app.env.doc2path(doc)).endswith(".ipynb")
+    )
+    written = publish_student_notebooks(srcdir, outdir, sources)
+    print(f"student_downloads: {len(written)} student notebooks written under {outdir}")
+
+
+def setup(app):
+    app.connect("build-finished", _on_build_finished)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
