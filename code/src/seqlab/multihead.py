@@ -25,7 +25,15 @@ from torch import nn
 from . import masks as _masks
 from .attention import scaled_dot_product_attention
 
-__all__ = ["split_heads", "merge_heads", "MultiheadAttention", "AttentionPooling", "UnequalHeadsAttention"]
+__all__ = [
+    "split_heads",
+    "merge_heads",
+    "MultiheadAttention",
+    "AttentionPooling",
+    "UnequalHeadsAttention",
+    "project_kv",
+    "cached_attention",
+]
 
 
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
