@@ -44,6 +44,9 @@ from .positional import sinusoidal_encoding
 
 __all__ = ["EncoderLayer", "DecoderLayer", "Transformer"]
 
+# The meaning of the masks in the signatures that mirror torch.nn.Transformer*Layer's.
+TORCH_MEANING = "True = ignore, as in nn.TransformerEncoderLayer / nn.MultiheadAttention"
+
 KV = tuple[torch.Tensor, torch.Tensor]  # cached keys and values, each (N, H, S, D)
 
 
@@ -64,7 +67,7 @@ def _allowed(
     n, length, source = shape
     allowed = None
     if attn_mask is not None:
-        masks.check_mask(attn_mask, names[0])
+        masks.check_mask(attn_mask, names[0], TORCH_MEANING)
         if attn_mask.shape != (length, source):
             raise ValueError(
                 f"{names[0]} must be (L, S) = ({length}, {source}), got {tuple(attn_mask.shape)}"
@@ -74,7 +77,7 @@ def _allowed(
         allowed = masks.causal_mask(length, source, device=device)
     padding = None
     if key_padding_mask is not None:
-        masks.check_mask(key_padding_mask, names[1])
+        masks.check_mask(key_padding_mask, names[1], TORCH_MEANING)
         if key_padding_mask.shape != (n, source):
             raise ValueError(
                 f"{names[1]} must be (N, S) = ({n}, {source}), got {tuple(key_padding_mask.shape)}"
