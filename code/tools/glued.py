@@ -1,65 +1,73 @@
-"""The numbers a built book states: every glued value of every executed chapter.
+"""The numbers a built book states: every glued value on every chapter page, in page order.
 
-    python code/tools/glued.py [_build]                  one "chapter name value" line each
-    python code/tools/glued.py BUILD_A --compare BUILD_B the values that differ between two builds
+    python code/tools/glued.py [_build/html]                  one "chapter: value (context)" line each
+    python code/tools/glued.py BUILD_A --compare BUILD_B      the values that differ between two builds
 
-A chapter's prose takes its numbers from ``glue`` (myst-nb); the executed notebooks the build
-keeps (``_build/jupyter_execute/chapters/*.ipynb``) hold each glued value. Comparing two builds,
-say one made on an idle machine and one made while another process kept a core busy, shows
-whether anything but wall-clock measurements depends on the machine's load: names that measure
-time (``seconds``, ``ms``, ``time``, ``speed``, ``per_s``...) are listed apart.
+A chapter's prose takes its numbers from ``glue`` (myst-nb), which the built page marks as
+``<span class="pasted-text">``. Comparing two builds, say one made on an idle machine and one
+made while another process kept a core busy, shows whether anything but wall-clock measurements
+depends on the machine's load: each differing value is printed with the words before it, so a
+reader can see that it is a time (or that it is not).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import html
 import re
 import sys
 from pathlib import Path
 
-TIMING = re.compile(r"(second|_ms|ms_|time|speed|per_s|tok_s|tokens_per|throughput|wall|_s$|ratio)", re.I)
+PASTED = re.compile(r'<span class="pasted-text">(.*?)</span>', re.S)
+TAG = re.compile(r"<[^>]+>")
+TIMING = re.compile(r"\b(ms|s|seconds?|wall|time|per step|tokens per second|faster|slower)\b", re.I)
 
 
-def glued(build: Path) -> dict[tuple[str, str], str]:
-    """{(chapter, glue name): value as text} from the executed notebooks under ``build``."""
+def glued(site: Path) -> dict[str, list[tuple[str, str]]]:
+    """{chapter: [(value, the 80 characters of page text before it)]} in page order."""
     found = {}
-    for path in sorted((build / "jupyter_execute" / "chapters").glob("*.ipynb")):
-        for cell in json.loads(path.read_text())["cells"]:
-            for out in cell.get("outputs", []):
-                name = (out.get("metadata") or {}).get("scrapbook", {}).get("name")
-                if name:
-                    text = out.get("data", {}).get("text/plain", "")
-                    found[(path.stem, name)] = "".join(text) if isinstance(text, list) else text
+    for page in sorted((site / "chapters").glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        values = []
+        for match in PASTED.finditer(text):
+            before = html.unescape(TAG.sub("", text[max(0, match.start() - 600) : match.start()]))
+            values.append((html.unescape(TAG.sub("", match.group(1))), " ".join(before.split())[-80:]))
+        if values:
+            found[page.stem] = values
     return found
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("build", nargs="?", default="_build", type=Path)
-    ap.add_argument("--compare", type=Path, help="another build folder to compare with")
+    ap.add_argument("site", nargs="?", default="_build/html", type=Path)
+    ap.add_argument("--compare", type=Path, help="another built site to compare with")
     args = ap.parse_args(argv)
-    a = glued(args.build)
+    a = glued(args.site)
     if not a:
-        sys.exit(f"no glued values under {args.build}/jupyter_execute/chapters: build the book first")
+        sys.exit(f"no glued values under {args.site}/chapters: build the book first")
     if args.compare is None:
-        for (chapter, name), value in a.items():
-            print(chapter, name, value[:80])
+        for chapter, values in a.items():
+            for value, before in values:
+                print(f"{chapter}: {value}    ({before[-50:]})")
         return 0
     b = glued(args.compare)
-    timing_diffs, other_diffs = [], []
-    for key in sorted(set(a) | set(b)):
-        if a.get(key) != b.get(key):
-            (timing_diffs if TIMING.search(key[1]) else other_diffs).append(key)
-    print(
-        f"{len(a)} and {len(b)} glued values; {len(other_diffs)} differ (timings aside), "
-        f"{len(timing_diffs)} timings differ"
-    )
-    for chapter, name in other_diffs:
-        print(f"  DIFFERS {chapter} {name}: {a.get((chapter, name))!r} vs {b.get((chapter, name))!r}")
-    for chapter, name in timing_diffs:
-        print(f"  timing  {chapter} {name}: {a.get((chapter, name))!r} vs {b.get((chapter, name))!r}")
-    return 1 if other_diffs else 0
+    timing, other = [], []
+    for chapter in sorted(set(a) | set(b)):
+        va, vb = a.get(chapter, []), b.get(chapter, [])
+        if len(va) != len(vb):
+            other.append(f"{chapter}: {len(va)} vs {len(vb)} glued values")
+            continue
+        for (x, before), (y, _) in zip(va, vb):
+            if x != y:
+                line = f"{chapter}: {x!r} vs {y!r}    (...{before[-60:]})"
+                (timing if TIMING.search(before[-40:] + " " + x) else other).append(line)
+    total = sum(len(v) for v in a.values())
+    print(f"{total} glued values; {len(other)} differ outside timings, {len(timing)} timings differ")
+    for line in other:
+        print("  DIFFERS " + line)
+    for line in timing:
+        print("  timing  " + line)
+    return 1 if other else 0
 
 
 if __name__ == "__main__":
