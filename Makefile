@@ -21,7 +21,7 @@ LINTED := code tests chapters
 # notebooks are formatted narrower, to fit the book's page without scrolling
 NB_WIDTH := --line-length 88
 
-.PHONY: help install test lint format book student check-autograder publish grade bench-grade timings bench diagrams page clean
+.PHONY: help install test lint format book student check-autograder publish grade bench-grade timings bench tune diagrams page clean
 
 help:
 	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions)"
@@ -33,6 +33,7 @@ help:
 	@echo "make bench-grade          grading throughput on generated submissions (a report)"
 	@echo "make timings              run every chapter once and print seconds per notebook"
 	@echo "make bench                seqlab's paths against PyTorch's built-ins (a speed report)"
+	@echo "make tune                 the Transformer chapter's tuning of both models, run again (a report)"
 	@echo "make diagrams             redraw the concept diagrams into chapters/images/"
 	@echo "make page CHAPTER=name    build one chapter's page into _build/page/name/html"
 	@echo "make lint | format | clean"
@@ -91,6 +92,9 @@ timings: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python code/tools/bench.py
+
+tune: $(STAMP)
+	$(BIN)/python code/tools/tune_number_words.py
 
 diagrams: $(STAMP)
 	$(BIN)/python code/tools/diagrams/build.py

@@ -183,3 +183,32 @@ def test_window_functions_refuse_bad_arguments():
         gaussian_window(torch.zeros(1, 1), 0, 2)
     with pytest.raises(ValueError, match="half_width"):
         gaussian_window(torch.zeros(1, 1), 5, 0)
+
+
+def test_dropout_on_the_weights_both_paths():
+    torch.manual_seed(3)
+    q, k, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 6)
+    out, weights = sdpa(q, k, v, return_weights=True, dropout_p=1.0)  # every weight dropped
+    assert torch.all(out == 0)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(2, 3))  # weights before dropout
+    assert torch.all(sdpa(q, k, v, impl="torch", dropout_p=1.0) == 0)
+    torch.testing.assert_close(sdpa(q, k, v, dropout_p=0.0), sdpa(q, k, v, impl="torch"))
+    for bad in (-0.1, 1.5, True, "0.1"):
+        with pytest.raises(ValueError, match="dropout_p"):
+            sdpa(q, k, v, dropout_p=bad)
+
+
+@pytest.mark.parametrize("kind", ["dot", "general", "concat", "additive"])
+def test_projected_keys_give_the_same_scores(kind):
+    # a decoder projects the keys once per source and reuses them at every step
+    score = AttentionScore(kind, 5, 5, attention_size=4).double()
+    query, keys = torch.randn(2, 3, 5, dtype=torch.float64), torch.randn(2, 4, 5, dtype=torch.float64)
+    projected = score.project_keys(keys)
+    if kind in ("dot", "general"):
+        assert projected is None
+    else:
+        assert projected.shape == (2, 4, 4)
+    torch.testing.assert_close(score(query, keys, projected=projected), score(query, keys, impl="scratch"))
+    if projected is not None:
+        with pytest.raises(ValueError, match="projected"):
+            score(query, keys, projected=projected[:, :2])

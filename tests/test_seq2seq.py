@@ -1,5 +1,6 @@
 import pytest
 import torch
+from torch import nn
 
 from seqlab.decoding import beam_search, greedy
 from seqlab.seq2seq import Seq2Seq
@@ -122,3 +123,24 @@ def test_bidirectional_encoder_ignores_padding():
     torch.testing.assert_close(logits_longer, logits)
     alone, _ = model(src[2:, :2], src_len[2:], tgt_in[2:])  # row 2 on its own, unpadded
     torch.testing.assert_close(alone[0], logits[2])
+
+
+def test_bidirectional_encoder_equals_a_packed_bidirectional_gru():
+    # the two GRUs with a within-length reversal compute what nn.GRU(bidirectional=True) computes
+    # on a packed batch, where the backward direction starts at each row's last real token
+    torch.manual_seed(6)
+    model = Seq2Seq(12, 10, embed_size=8, hidden_size=16, attention="additive", bidirectional=True).double()
+    ref = nn.GRU(8, 16, batch_first=True, bidirectional=True).double()
+    with torch.no_grad():
+        for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+            getattr(ref, f"{name}_l0").copy_(getattr(model.encoder, f"{name}_l0"))
+            getattr(ref, f"{name}_l0_reverse").copy_(getattr(model.encoder_backward, f"{name}_l0"))
+    src, src_len, _ = _batch()
+    packed = nn.utils.rnn.pack_padded_sequence(
+        model.src_embed(src), src_len, batch_first=True, enforce_sorted=False
+    )
+    out, _ = ref(packed)
+    out, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])
+    state = model.encode(src, src_len)
+    mask = state["mask"].unsqueeze(-1)
+    torch.testing.assert_close(state["enc_out"] * mask, model.bridge(out) * mask)

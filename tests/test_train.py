@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch import nn
 
-from seqlab.train import History, clip_grad_norm, fit, progress_enabled
+from seqlab.train import History, clip_grad_norm, fit, linear_decay, progress_enabled
 
 
 def _regression(n=256):
@@ -127,6 +127,11 @@ def test_training_is_bounded_by_steps_not_time():
     )
     assert history.steps == 7 and [s for s, _ in history.evals] == [3, 6, 7]
     assert history.seconds >= history.eval_seconds >= 0
+    # the training time before each evaluation, evaluations excluded, grows and ends at the total
+    at = [history.train_seconds_at(s) for s in (3, 6, 7)]
+    assert 0 <= at[0] <= at[1] <= at[2] <= history.train_seconds + 1e-9
+    with pytest.raises(ValueError, match="no evaluation at step 4"):
+        history.train_seconds_at(4)
 
 
 def test_fit_clips_with_clip_grad_norm(monkeypatch):
@@ -142,3 +147,23 @@ def test_fit_clips_with_clip_grad_norm(monkeypatch):
     fit(nn.Linear(3, 1), _regression(), _mse, steps=3, clip_norm=0.5, device="cpu")
     fit(nn.Linear(3, 1), _regression(), _mse, steps=2, device="cpu")
     assert calls == [0.5] * 3 + [math.inf] * 2
+
+
+def test_linear_decay_rises_then_falls_to_zero():
+    opt = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=2.0)
+    sched = linear_decay(6, warmup=2)(opt)
+    rates = []
+    for _ in range(6):
+        rates.append(opt.param_groups[0]["lr"])  # the rate the next step uses
+        opt.step()
+        sched.step()
+    assert rates == pytest.approx([1.0, 2.0, 2.0, 1.5, 1.0, 0.5])
+    assert opt.param_groups[0]["lr"] == 0.0
+    opt = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=1.0)
+    sched = linear_decay(4)(opt)  # no warm-up: starts at lr
+    assert opt.param_groups[0]["lr"] == 1.0
+    for bad in (dict(steps=0), dict(steps=5, warmup=5), dict(steps=5, warmup=-1)):
+        with pytest.raises(ValueError, match="warmup"):
+            linear_decay(**bad)
+    with pytest.raises(TypeError, match="steps"):
+        linear_decay(10.0)

@@ -320,3 +320,28 @@ def test_count_parameters():
     assert count_parameters(nn.Linear(3, 2)) == 8
     with pytest.raises(TypeError, match="module"):
         count_parameters([nn.Parameter(torch.zeros(2))])
+
+
+def test_embedding_dropout_is_separate_from_the_layers():
+    model = Transformer(9, 9, d_model=8, nhead=2, dim_feedforward=16, dropout=0.0, embedding_dropout=0.3)
+    assert model.dropout.p == 0.3 and all(layer.dropout.p == 0.0 for layer in model.encoder)
+    assert Transformer(9, 9, d_model=8, nhead=2, dropout=0.2).dropout.p == 0.2  # default: the same
+    with pytest.raises(ValueError, match="embedding_dropout"):
+        Transformer(9, 9, d_model=8, nhead=2, embedding_dropout=1.0)
+    src, src_len, tgt = torch.randint(4, 9, (2, 5)), torch.tensor([5, 3]), torch.randint(4, 9, (2, 4))
+    model.eval()
+    torch.testing.assert_close(model(src, src_len, tgt), model(src, src_len, tgt))
+    model.train()
+    assert not torch.allclose(model(src, src_len, tgt), model(src, src_len, tgt))
+
+
+def test_the_same_seed_gives_the_same_untied_model():
+    # the two embeddings are initialised in a fixed order (iterating over a set of modules follows
+    # their memory addresses, which change from run to run)
+    models = []
+    for _ in range(20):
+        torch.manual_seed(0)
+        models.append(Transformer(9, 11, d_model=8, nhead=2, dim_feedforward=16))
+    for model in models[1:]:
+        for (name, a), b in zip(models[0].named_parameters(), model.parameters()):
+            assert torch.equal(a, b), name

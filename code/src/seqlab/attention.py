@@ -113,6 +113,7 @@ def scaled_dot_product_attention(
     scale: float | None = None,
     impl: str = "scratch",
     return_weights: bool = False,
+    dropout_p: float = 0.0,
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
     """Attention of queries ``q`` over keys ``k`` and values ``v``.
 
@@ -125,6 +126,8 @@ def scaled_dot_product_attention(
         impl: ``"scratch"`` (the three lines above) or ``"torch"`` (the fused kernel).
         return_weights: also return the (..., L, S) weights (scratch path only: the fused kernel
             never forms them).
+        dropout_p: dropout on the weights (training only: pass 0 in evaluation); the returned
+            weights are the ones before dropout.
 
     Returns:
         out (..., L, D_v), and the weights (..., L, S) if ``return_weights``.
@@ -135,15 +138,17 @@ def scaled_dot_product_attention(
     if mask is not None:
         check_mask(mask)
         _check_mask_shape(mask, (*batch, q.shape[-2], k.shape[-2]), "scores")
+    if isinstance(dropout_p, bool) or not isinstance(dropout_p, (int, float)) or not 0 <= dropout_p <= 1:
+        raise ValueError(f"dropout_p must be a number in [0, 1], got {dropout_p!r}")
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
     if impl == "torch":
         if return_weights:
             raise ValueError("impl='torch' cannot return attention weights; use impl='scratch'")
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale, dropout_p=dropout_p)
 
     scores = (q @ k.transpose(-2, -1)) * scale  # (..., L, S)
     weights = masked_softmax(scores, mask)  # no allowed key: zeros, not NaN
-    out = weights @ v
+    out = (F.dropout(weights, dropout_p) if dropout_p > 0 else weights) @ v
     return (out, weights) if return_weights else out
 
 
@@ -177,9 +182,29 @@ class AttentionScore(torch.nn.Module):
             self.U = torch.nn.Linear(key_size, a)
             self.v = torch.nn.Linear(a, 1, bias=False)
 
-    def forward(self, query: torch.Tensor, keys: torch.Tensor, impl: str = "batched") -> torch.Tensor:
+    def project_keys(self, keys: torch.Tensor) -> torch.Tensor | None:
+        """The part of the score that depends on the keys alone: ``U h_j + b`` (additive) or
+        ``W_k h_j`` (concat, where ``W [s; h] = W_q s + W_k h``), (N, S, A); None for dot and
+        general. A decoder computes it once per source and passes it to every step as
+        ``projected`` (Bahdanau et al. 2015, appendix A.1.2), instead of once per step."""
+        if keys.dim() != 3:
+            raise ValueError(f"keys must be (N, S, E_k), got {tuple(keys.shape)}")
+        if self.kind == "concat":
+            return keys @ self.W.weight[:, -keys.shape[-1] :].T  # W_k h_j
+        if self.kind == "additive":
+            return self.U(keys)
+        return None
+
+    def forward(
+        self,
+        query: torch.Tensor,
+        keys: torch.Tensor,
+        impl: str = "batched",
+        projected: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """Scores (N, L, S). ``impl="scratch"`` loops over the keys one by one, as the equations
-        read; ``impl="batched"`` computes all at once. Both give the same numbers."""
+        read; ``impl="batched"`` computes all at once. Both give the same numbers.
+        ``projected``: ``project_keys(keys)``, if the caller kept it (batched path)."""
         if query.dim() != 3 or keys.dim() != 3 or query.shape[0] != keys.shape[0]:
             raise ValueError(
                 "query must be (N, L, E_q) and keys (N, S, E_k), "
@@ -193,13 +218,18 @@ class AttentionScore(torch.nn.Module):
             return query @ keys.transpose(1, 2)
         if self.kind == "general":  # (s^T W) h: W meets each query once, not each of the S keys
             return (query @ self.W.weight) @ keys.transpose(1, 2)
-        if self.kind == "concat":
-            w_q, w_k = self.W.weight.split(
-                [query.shape[-1], keys.shape[-1]], dim=1
-            )  # W [s; h] = W_q s + W_k h
-            hidden = torch.tanh((query @ w_q.T).unsqueeze(2) + (keys @ w_k.T).unsqueeze(1))  # (N, L, S, A)
-            return self.v(hidden).squeeze(-1)
-        hidden = torch.tanh(self.W(query).unsqueeze(2) + self.U(keys).unsqueeze(1))  # (N, L, S, A)
+        if projected is None:
+            projected = self.project_keys(keys)
+        elif projected.shape[:2] != keys.shape[:2]:
+            raise ValueError(
+                f"projected must be (N, S, A) with (N, S) = {tuple(keys.shape[:2])}, "
+                f"got {tuple(projected.shape)}"
+            )
+        if self.kind == "concat":  # W [s; h] = W_q s + W_k h
+            w_q = self.W.weight[:, : query.shape[-1]]
+            hidden = torch.tanh((query @ w_q.T).unsqueeze(2) + projected.unsqueeze(1))  # (N, L, S, A)
+        else:
+            hidden = torch.tanh(self.W(query).unsqueeze(2) + projected.unsqueeze(1))  # (N, L, S, A)
         return self.v(hidden).squeeze(-1)
 
     def _score_one(self, s: torch.Tensor, h: torch.Tensor) -> torch.Tensor:

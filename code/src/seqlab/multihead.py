@@ -325,10 +325,10 @@ def cached_attention(
     if cache is not None:
         k = cache[0] if k is None else torch.cat([cache[0], k], dim=2)  # (N, H, S, D)
         v = cache[1] if v is None else torch.cat([cache[1], v], dim=2)
-    if need_weights or dropout_p > 0:
-        out, weights = scaled_dot_product_attention(q, k, v, allowed, return_weights=True)
-        if dropout_p > 0:
-            out = F.dropout(weights, dropout_p) @ v
+    if need_weights:
+        out, weights = scaled_dot_product_attention(
+            q, k, v, allowed, return_weights=True, dropout_p=dropout_p
+        )
     else:
-        out, weights = scaled_dot_product_attention(q, k, v, allowed, impl="torch"), None
+        out, weights = scaled_dot_product_attention(q, k, v, allowed, impl="torch", dropout_p=dropout_p), None
     return mha.out_proj(merge_heads(out)), weights, (k, v)

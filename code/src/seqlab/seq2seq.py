@@ -31,6 +31,14 @@ from .text import PAD
 __all__ = ["Seq2Seq"]
 
 
+def _flip_index(lengths: torch.Tensor, S: int) -> torch.Tensor:
+    """Indices (N, S, 1) that reverse each row's first ``lengths[n]`` positions and keep the
+    padding after them in place: gathering with it twice gives the rows back unchanged."""
+    j = torch.arange(S, device=lengths.device)
+    real = j < lengths.unsqueeze(1)  # (N, S)
+    return torch.where(real, lengths.unsqueeze(1) - 1 - j, j).unsqueeze(-1)
+
+
 class Seq2Seq(nn.Module):
     """A GRU encoder-decoder, with optional attention.
 
@@ -44,6 +52,10 @@ class Seq2Seq(nn.Module):
         window: None (global attention), ("local-m", D) or ("local-p", D) (luong style only).
         bidirectional: read the source both ways (as Bahdanau et al. did); a linear layer maps
             each position's two states [forward; backward] (2 E_h) back to E_h.
+        dropout: in training, zero this fraction of the embeddings and of the state that makes
+            each prediction (Luong et al. used 0.2); 0 turns it off.
+        attention_size: A, the width of the hidden layer of the concat and additive scores
+            (default: E_h).
     """
 
     def __init__(
@@ -57,8 +69,12 @@ class Seq2Seq(nn.Module):
         input_feeding: bool = False,
         window: tuple[str, int] | None = None,
         bidirectional: bool = False,
+        dropout: float = 0.0,
+        attention_size: int | None = None,
     ) -> None:
         super().__init__()
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
+            raise ValueError(f"dropout must be a number in [0, 1), got {dropout!r}")
         if style not in ("bahdanau", "luong"):
             raise ValueError(f"style must be 'bahdanau' or 'luong', got {style!r}")
         if (input_feeding or window is not None) and (style != "luong" or attention is None):
@@ -69,20 +85,27 @@ class Seq2Seq(nn.Module):
         self.hidden_size = hidden_size
         self.src_embed = nn.Embedding(src_vocab, embed_size, padding_idx=PAD)
         self.tgt_embed = nn.Embedding(tgt_vocab, embed_size, padding_idx=PAD)
-        self.encoder = nn.GRU(embed_size, hidden_size, batch_first=True, bidirectional=bidirectional)
+        self.encoder = nn.GRU(embed_size, hidden_size, batch_first=True)
         self.bidirectional = bidirectional
-        if bidirectional:
+        if bidirectional:  # a second GRU reads each source from its last real token back to its first
+            self.encoder_backward = nn.GRU(embed_size, hidden_size, batch_first=True)
             self.bridge = nn.Linear(2 * hidden_size, hidden_size)  # [h_fwd; h_bwd] -> E_h
-        extra = hidden_size if attention is not None and (style == "bahdanau" or input_feeding) else 0
-        self.decoder = nn.GRUCell(embed_size + extra, hidden_size)
+        # The decoder GRU reads the context (Bahdanau) or h~_{t-1} (input feeding) at every step;
+        # otherwise it reads tokens only, and training runs it over the whole target in one call.
+        self.feeds_attention = attention is not None and (style == "bahdanau" or input_feeding)
+        if self.feeds_attention:
+            self.decoder = nn.GRUCell(embed_size + hidden_size, hidden_size)
+        else:
+            self.decoder = nn.GRU(embed_size, hidden_size, batch_first=True)
         if attention is not None:
-            self.score = AttentionScore(attention, hidden_size, hidden_size)
+            self.score = AttentionScore(attention, hidden_size, hidden_size, attention_size)
             if style == "luong":
                 self.combine = nn.Linear(2 * hidden_size, hidden_size, bias=False)  # W_c [c_t; s_t]
             if window is not None and window[0] == "local-p":
                 self.position = nn.Sequential(
                     nn.Linear(hidden_size, hidden_size), nn.Tanh(), nn.Linear(hidden_size, 1)
                 )
+        self.drop = nn.Dropout(dropout)
         self.out = nn.Linear(hidden_size, tgt_vocab)
 
     # ------------------------------------------------------------------ encoder
@@ -94,16 +117,13 @@ class Seq2Seq(nn.Module):
             )
         if (src_len < 1).any() or (src_len > src.shape[1]).any():
             raise ValueError(f"src_len must lie in 1..{src.shape[1]}, got {src_len.tolist()}")
-        if self.bidirectional:  # packed, so the backward pass starts at each row's last real token
-            packed = nn.utils.rnn.pack_padded_sequence(
-                self.src_embed(src), src_len.cpu(), batch_first=True, enforce_sorted=False
-            )
-            enc_out, _ = self.encoder(packed)
-            S = src.shape[1]
-            enc_out, _ = nn.utils.rnn.pad_packed_sequence(enc_out, batch_first=True, total_length=S)
-            enc_out = self.bridge(enc_out)  # (N, S, 2 E_h) -> (N, S, E_h)
-        else:
-            enc_out, _ = self.encoder(self.src_embed(src))  # (N, S, E_h)
+        x = self.drop(self.src_embed(src))  # (N, S, E_emb)
+        enc_out, _ = self.encoder(x)  # (N, S, E_h); states past a row's end are never used
+        if self.bidirectional:
+            flip = _flip_index(src_len.to(src.device), src.shape[1])  # (N, S, 1)
+            backward, _ = self.encoder_backward(x.gather(1, flip.expand_as(x)))  # last token first
+            backward = backward.gather(1, flip.expand_as(backward))  # back in source order
+            enc_out = self.bridge(torch.cat([enc_out, backward], dim=-1))  # (N, S, 2 E_h) -> (N, S, E_h)
         rows = torch.arange(src.shape[0], device=src.device)
         mask = torch.arange(src.shape[1], device=src.device) < src_len.to(src.device).unsqueeze(1)  # (N, S)
         state = {
@@ -112,33 +132,40 @@ class Seq2Seq(nn.Module):
         }
         if self.attention is not None:
             state.update(enc_out=enc_out, mask=mask, length=src_len.to(src.device).float())
+            state["keys"] = self.score.project_keys(enc_out)  # once per source, not per step
             if self.input_feeding:
                 state["feed"] = enc_out.new_zeros(src.shape[0], self.hidden_size)
         return state
 
     # ------------------------------------------------------------------ one decoder step
     def _attend(
-        self, query: torch.Tensor, state: dict
+        self, query: torch.Tensor, state: dict, t: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """Context (N, E_h), weights (N, S) and window centre p_t (N,) or None, of one query
-        (N, E_h) over the encoder states."""
+        """Attention of queries (N, L, E_h), at decoder steps ``t`` (N, L), over the encoder
+        states: context (N, L, E_h), weights (N, L, S) and window centres p_t (N, L) or None."""
         enc_out, mask = state["enc_out"], state["mask"]
-        scores = self.score(query.unsqueeze(1), enc_out)  # (N, 1, S)
-        allowed = mask.unsqueeze(1)
+        scores = self.score(query, enc_out, projected=state["keys"])  # (N, L, S)
+        allowed = mask.unsqueeze(1)  # (N, 1, S): real source positions
         gauss = center = None
         if self.window is not None:
             kind, half = self.window[0], int(self.window[1])
             if kind == "local-m":
-                center = state["t"].unsqueeze(1)  # p_t = t
+                center = t.float()  # p_t = t
             else:  # p_t = S * sigmoid(v_p^T tanh(W_p s_t)), S the true source length
-                center = (state["length"] * torch.sigmoid(self.position(query)).squeeze(-1)).unsqueeze(1)
+                center = state["length"].unsqueeze(1) * torch.sigmoid(self.position(query)).squeeze(-1)
                 gauss = gaussian_window(center, enc_out.shape[1], half)
             allowed = allowed & local_window(center, enc_out.shape[1], half)
         weights = masked_softmax(scores, allowed)
         if gauss is not None:
             weights = weights * gauss
-        context = (weights @ enc_out).squeeze(1)  # (N, E_h)
-        return context, weights.squeeze(1), None if center is None else center.squeeze(1)
+        context = weights @ enc_out  # (N, L, E_h)
+        return context, weights, center
+
+    def _recur(self, x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+        """One step of the decoder GRU: input x (N, E_in), state s (N, E_h) -> new state (N, E_h)."""
+        if self.feeds_attention:
+            return self.decoder(x, s)  # a GRUCell
+        return self.decoder(x.unsqueeze(1), s.unsqueeze(0))[0].squeeze(1)  # a GRU, one position
 
     def step(self, tokens: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict, torch.Tensor | None]:
         """One decoder step: ``tokens`` (N,) the previous output token.
@@ -146,27 +173,29 @@ class Seq2Seq(nn.Module):
         With a local window, the new state's ``"center"`` (N,) is this step's p_t.
         Returns ``(logits (N, V), new_state, attention weights (N, S) or None)``.
         """
-        x = self.tgt_embed(tokens)  # (N, E_emb)
+        x = self.drop(self.tgt_embed(tokens))  # (N, E_emb)
         new = dict(state)
         weights = None
         if self.attention is None:
-            s = self.decoder(x, state["s"])
+            s = self._recur(x, state["s"])
             hidden = s
         elif self.style == "bahdanau":
-            context, weights, _ = self._attend(state["s"], state)  # from s_{t-1}
-            s = self.decoder(torch.cat([x, context], dim=-1), state["s"])
+            context, weights, _ = self._attend(state["s"].unsqueeze(1), state, state["t"].unsqueeze(1))
+            context, weights = context.squeeze(1), weights.squeeze(1)  # from s_{t-1}
+            s = self._recur(torch.cat([x, context], dim=-1), state["s"])
             hidden = s
         else:
             inputs = torch.cat([x, state["feed"]], dim=-1) if self.input_feeding else x
-            s = self.decoder(inputs, state["s"])
-            context, weights, center = self._attend(s, state)  # from s_t
+            s = self._recur(inputs, state["s"])
+            context, weights, center = self._attend(s.unsqueeze(1), state, state["t"].unsqueeze(1))
+            context, weights = context.squeeze(1), weights.squeeze(1)  # from s_t
             if center is not None:
-                new["center"] = center  # p_t, the window's centre: (N,)
+                new["center"] = center.squeeze(1)  # p_t, the window's centre: (N,)
             hidden = torch.tanh(self.combine(torch.cat([context, s], dim=-1)))  # h~_t
             if self.input_feeding:
                 new["feed"] = hidden
         new["s"], new["t"] = s, state["t"] + 1
-        return self.out(hidden), new, weights
+        return self.out(self.drop(hidden)), new, weights
 
     # ------------------------------------------------------------------ teacher forcing
     def forward(
@@ -174,13 +203,20 @@ class Seq2Seq(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Teacher-forced logits (N, L, V) for ``tgt_in`` (N, L), and attention weights (N, L, S)."""
         state = self.encode(src, src_len)
+        if not self.feeds_attention:  # the GRU reads tokens only: every position in one call
+            s, _ = self.decoder(self.drop(self.tgt_embed(tgt_in)), state["s"].unsqueeze(0))  # (N, L, E_h)
+            if self.attention is None:
+                return self.out(self.drop(s)), None
+            t = torch.arange(tgt_in.shape[1], device=s.device).expand(tgt_in.shape)  # (N, L)
+            context, weights, _ = self._attend(s, state, t)  # all L queries at once
+            hidden = torch.tanh(self.combine(torch.cat([context, s], dim=-1)))  # h~_t, (N, L, E_h)
+            return self.out(self.drop(hidden)), weights
         logits, weights = [], []
-        for t in range(tgt_in.shape[1]):
+        for t in range(tgt_in.shape[1]):  # each step needs the last step's attention
             step_logits, state, w = self.step(tgt_in[:, t], state)
             logits.append(step_logits)
             weights.append(w)
-        attention = torch.stack(weights, dim=1) if self.attention is not None else None
-        return torch.stack(logits, dim=1), attention
+        return torch.stack(logits, dim=1), torch.stack(weights, dim=1)
 
     def decoder_step(self):
         """``step(tokens, state) -> (log_probs, state)`` for ``seqlab.decoding``."""

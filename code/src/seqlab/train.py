@@ -32,6 +32,7 @@ __all__ = [
     "clip_grad_norm",
     "warmup_inverse_sqrt",
     "warmup_scheduler",
+    "linear_decay",
     "label_smoothed_cross_entropy",
 ]
 
@@ -55,6 +56,7 @@ class History:
     grad_norm: list[float] = field(default_factory=list)
     clipped: list[bool] = field(default_factory=list)
     evals: list[tuple[int, dict[str, float]]] = field(default_factory=list)
+    eval_at_seconds: list[float] = field(default_factory=list)  # training seconds before each eval
     seconds: float = 0.0
     eval_seconds: float = 0.0
     diverged_at: int | None = None
@@ -73,6 +75,13 @@ class History:
     @property
     def diverged(self) -> bool:
         return self.diverged_at is not None
+
+    def train_seconds_at(self, step: int) -> float:
+        """Wall time spent training (evaluations excluded) up to the evaluation at ``step``."""
+        for (at, _), seconds in zip(self.evals, self.eval_at_seconds):
+            if at == step:
+                return seconds
+        raise ValueError(f"no evaluation at step {step}; evaluated at {[at for at, _ in self.evals]}")
 
     def eval_curve(self, key: str) -> tuple[list[int], list[float]]:
         """Steps and values of one evaluation metric."""
@@ -140,6 +149,27 @@ def warmup_scheduler(d_model: int, warmup: int, factor: float = 1.0):
     return lambda opt: torch.optim.lr_scheduler.LambdaLR(
         opt, lambda done: warmup_inverse_sqrt(done + 1, d_model, warmup, factor)
     )
+
+
+def linear_decay(steps: int, warmup: int = 0):
+    """``optimizer -> LambdaLR`` for ``fit(scheduler=...)``: the learning rate rises linearly from
+    0 to the optimiser's ``lr`` over ``warmup`` steps, then falls linearly to 0 at step ``steps``.
+
+    With a fixed budget of steps, ending at a rate of 0 lets the weights settle: the model at the
+    last step is not a snapshot of one that still jumps from step to step.
+    """
+    for name, value in (("steps", steps), ("warmup", warmup)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int, got {value!r}")
+    if steps < 1 or not 0 <= warmup < steps:
+        raise ValueError(f"need steps >= 1 and 0 <= warmup < steps, got {steps=}, {warmup=}")
+
+    def factor(done: int) -> float:  # ``done`` steps taken; the next step is done + 1
+        if done < warmup:
+            return (done + 1) / warmup
+        return max(0.0, (steps - done) / (steps - warmup))
+
+    return lambda opt: torch.optim.lr_scheduler.LambdaLR(opt, factor)
 
 
 def label_smoothed_cross_entropy(
@@ -259,6 +289,7 @@ def fit(
         was_training = model.training
         model.eval()
         began = time.perf_counter()
+        history.eval_at_seconds.append(began - start - history.eval_seconds)
         with torch.no_grad():
             history.evals.append((step, {k: float(v) for k, v in eval_fn(model).items()}))
         history.eval_seconds += time.perf_counter() - began

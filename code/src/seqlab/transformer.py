@@ -376,8 +376,9 @@ class Transformer(nn.Module):
     Args:
         src_vocab, tgt_vocab: vocabulary sizes (equal when ``tie_weights``: one shared vocabulary).
         d_model: E.  nhead: H.  num_encoder_layers, num_decoder_layers: stack depths.
-        dim_feedforward, dropout, norm_first, residual, layer_norm: as for the layers (dropout
-            also acts on the embeddings).
+        dim_feedforward, dropout, norm_first, residual, layer_norm: as for the layers.
+        embedding_dropout: dropout on the embeddings plus positions, the input of each stack
+            (None: ``dropout``, as in the paper). Cheaper than dropout inside every layer.
         tie_weights: one (V, E) matrix for the source embedding, the target embedding and the
             output projection (the output keeps its own bias).
     """
@@ -396,8 +397,12 @@ class Transformer(nn.Module):
         residual: bool = True,
         layer_norm: bool = True,
         tie_weights: bool = False,
+        embedding_dropout: float | None = None,
     ) -> None:
         super().__init__()
+        embedding_dropout = dropout if embedding_dropout is None else embedding_dropout
+        if not 0 <= embedding_dropout < 1:
+            raise ValueError(f"embedding_dropout must lie in [0, 1), got {embedding_dropout}")
         if tie_weights and src_vocab != tgt_vocab:
             raise ValueError(f"tie_weights needs one shared vocabulary, got {src_vocab=} and {tgt_vocab=}")
         if d_model % nhead or d_model % 2:
@@ -419,9 +424,9 @@ class Transformer(nn.Module):
         final = norm_first and layer_norm  # pre-norm stacks end with a norm
         self.encoder_norm = nn.LayerNorm(d_model) if final else nn.Identity()
         self.decoder_norm = nn.LayerNorm(d_model) if final else nn.Identity()
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = nn.Dropout(embedding_dropout)
         self.out = nn.Linear(d_model, tgt_vocab)
-        for embed in {self.src_embed, self.tgt_embed}:
+        for embed in dict.fromkeys([self.src_embed, self.tgt_embed]):  # in a fixed order (a set's is not)
             nn.init.normal_(embed.weight, std=d_model**-0.5)  # so that sqrt(E) * embedding has unit scale
         if tie_weights:
             self.out.weight = self.src_embed.weight
