@@ -20,6 +20,9 @@ RUFF_CONFIG := --config code/pyproject.toml
 LINTED := code tests chapters
 # notebooks are formatted narrower, to fit the book's page without scrolling
 NB_WIDTH := --line-length 88
+# On a busy machine PyTorch's threads should sleep, not spin, while they wait for each other: the
+# same results, several times faster there (code/tools/wait_policy.py measures it per command).
+OMP_ENV = env $$($(BIN)/python code/tools/wait_policy.py)
 
 .PHONY: help install test lint format book student check-autograder publish grade bench-grade timings bench tune diagrams page clean
 
@@ -57,11 +60,11 @@ format: $(STAMP)
 	$(RUFF) check --fix $(RUFF_CONFIG) $(LINTED)
 
 test: lint
-	$(BIN)/python -m pytest tests
-	$(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:randomly chapters
+	$(OMP_ENV) $(BIN)/python -m pytest tests
+	$(OMP_ENV) $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:randomly chapters
 
 book: $(STAMP)
-	SEQLAB_SOLUTIONS=$(SOLUTIONS) $(BIN)/jupyter-book build . --all -W --keep-going
+	SEQLAB_SOLUTIONS=$(SOLUTIONS) $(OMP_ENV) $(BIN)/jupyter-book build . --all -W --keep-going
 	$(BIN)/python code/tools/leak_check.py _build/html $(if $(filter remove,$(SOLUTIONS)),--no-solutions)
 
 student: $(STAMP)
