@@ -106,3 +106,21 @@ def test_solutions_switch_removes_solution_cells():
     stripped = json.loads(remove_solutions(path.read_text()))
     solutions = [c for c in stripped["cells"] if "solution" in c.get("metadata", {}).get("tags", [])]
     assert solutions and all("remove-cell" in c["metadata"]["tags"] for c in solutions)
+
+
+# Iterating over a set of strings visits them in an order that changes with every process (hash
+# randomisation), so anything drawn from a seeded generator in that loop lands on a different item
+# each run: the page would not come out the same twice. dict.fromkeys keeps the order written.
+SET_LOOP = re.compile(r"\bfor\s+[\w, ()]+\s+in\s+(set\(|\{[^}:]*\})")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_code_cell_iterates_over_a_set(path):
+    loops = [
+        line.strip()
+        for cell in _cells(path)
+        if cell["cell_type"] == "code"
+        for line in _source(cell).splitlines()
+        if SET_LOOP.search(line)
+    ]
+    assert not loops, f"{path.name} iterates over a set (order changes run to run): {loops}"

@@ -20,7 +20,13 @@ from pathlib import Path
 
 PASTED = re.compile(r'<span class="pasted-text">(.*?)</span>', re.S)
 TAG = re.compile(r"<[^>]+>")
-TIMING = re.compile(r"\b(ms|s|seconds?|wall|time|per step|tokens per second|faster|slower)\b", re.I)
+# words that, shortly before a value, say it is a wall-clock measurement or a ratio of two: a time,
+# how much longer something took, what a core speeds up, the exponent k of a time that grows as T^k
+TIMING = re.compile(
+    r"\b(ms|s|seconds?|wall|time|per step|tokens per second|faster|slower|took|as long|speeds?"
+    r"|k \\approx)\b",
+    re.I,
+)
 
 
 def glued(site: Path) -> dict[str, list[tuple[str, str]]]:
