@@ -23,8 +23,8 @@ TAG = re.compile(r"<[^>]+>")
 # words that, shortly before a value, say it is a wall-clock measurement or a ratio of two: a time,
 # how much longer something took, what a core speeds up, the exponent k of a time that grows as T^k
 TIMING = re.compile(
-    r"\b(ms|s|seconds?|wall|time|per step|tokens per second|faster|slower|took|as long|speeds?"
-    r"|k \\approx)\b",
+    r"\b(ms|s|seconds?|wall|time|times differ|per step|tokens per second|faster|slower"
+    r"|took|as long|speeds?|k \\approx)\b",
     re.I,
 )
 
