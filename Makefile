@@ -24,7 +24,7 @@ NB_WIDTH := --line-length 88
 # same results, several times faster there (code/tools/wait_policy.py measures it per command).
 OMP_ENV = env $$($(BIN)/python code/tools/wait_policy.py)
 
-.PHONY: help install test lint format book student check-autograder publish grade bench-grade timings bench tune diagrams page clean
+.PHONY: help install test lint format book student check-autograder publish grade bench-grade timings robustness bench tune diagrams page clean
 
 help:
 	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions)"
@@ -35,6 +35,7 @@ help:
 	@echo "make grade SUBMISSIONS=D  grade every notebook under D: grades.csv, feedback/ (CHAPTER=, JOBS=)"
 	@echo "make bench-grade          grading throughput on generated submissions (a report)"
 	@echo "make timings              run every chapter once and print seconds per notebook"
+	@echo "make robustness           each claim's value over 3 seeds x CPU kernels against its bar (a report)"
 	@echo "make bench                seqlab's paths against PyTorch's built-ins (a speed report)"
 	@echo "make tune                 the Transformer chapter's tuning of both models, run again (a report)"
 	@echo "make diagrams             redraw the concept diagrams into chapters/images/"
@@ -61,10 +62,10 @@ format: $(STAMP)
 
 test: lint
 	$(OMP_ENV) $(BIN)/python -m pytest tests
-	$(OMP_ENV) $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:randomly chapters
+	SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:randomly chapters
 
 book: $(STAMP)
-	SEQLAB_SOLUTIONS=$(SOLUTIONS) $(OMP_ENV) $(BIN)/jupyter-book build . --all -W --keep-going
+	SEQLAB_SOLUTIONS=$(SOLUTIONS) SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) $(BIN)/jupyter-book build . --all -W --keep-going
 	$(BIN)/python code/tools/leak_check.py _build/html $(if $(filter remove,$(SOLUTIONS)),--no-solutions)
 
 student: $(STAMP)
@@ -92,6 +93,10 @@ bench-grade: $(STAMP)
 
 timings: $(STAMP)
 	$(BIN)/python code/tools/timings.py
+
+# Not part of `make test`: every chapter's claims over 3 seeds x this CPU's kernels (CHAPTERS=, SEEDS=).
+robustness: $(STAMP)
+	$(BIN)/python code/tools/robustness.py $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(if $(SEEDS),--seeds $(SEEDS))
 
 bench: $(STAMP)
 	$(BIN)/python code/tools/bench.py

@@ -1,7 +1,9 @@
 """Where tensors live and how runs are made repeatable.
 
 ``get_device()`` picks CUDA, then Apple's MPS, then the CPU, so the same notebook runs unchanged
-on a laptop and on a GPU. ``seed_everything(seed)`` seeds Python, NumPy and PyTorch (all devices).
+on a laptop and on a GPU. ``seed_everything(seed)`` seeds Python, NumPy and PyTorch (all
+devices); the environment variable ``SEQLAB_SEED_OFFSET`` adds to every seed, to rerun a chapter
+with other seeds (``make robustness``).
 """
 
 from __future__ import annotations
@@ -48,10 +50,15 @@ def get_device(prefer: str | torch.device | None = None) -> torch.device:
 def seed_everything(seed: int) -> torch.Generator:
     """Seed Python's ``random``, NumPy and PyTorch (CPU and every GPU) with ``seed``.
 
-    Returns a CPU ``torch.Generator`` seeded with ``seed``, for code that wants its own stream.
+    ``SEQLAB_SEED_OFFSET=k`` in the environment seeds with ``seed + k`` instead (unset: 0).
+    Returns a CPU ``torch.Generator`` seeded the same way, for code that wants its own stream.
     """
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    offset = os.environ.get("SEQLAB_SEED_OFFSET", "0")
+    if not offset.lstrip("-").isdigit():
+        raise ValueError(f"SEQLAB_SEED_OFFSET must be an integer, got {offset!r}")
+    seed += int(offset)
     random.seed(seed)
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)

@@ -1,0 +1,65 @@
+"""The chapters' claim checks: a bar a measured value must clear, said in words.
+
+``at_least(name, value, bar, what)`` (and ``at_most``) is the check behind each claim a chapter
+makes about a trained model. Where it stops depends on who runs it:
+
+- the book build and ``make test`` set ``SEQLAB_STRICT_CLAIMS=1``: a miss raises AssertionError;
+- a student's run (another CPU, a GPU, a setting changed to explore) gets a warning in words,
+  the book's bar next to this run's value, and the rest of the notebook runs on;
+- ``SEQLAB_CLAIMS_LOG=path`` appends every check, passed or missed, to ``path`` as a JSON line,
+  for the robustness report (``make robustness``), and never stops.
+
+``SEQLAB_SEED_OFFSET`` (read by ``seqlab.device.seed_everything``) reruns a chapter with other seeds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import warnings
+
+__all__ = ["ClaimWarning", "at_least", "at_most"]
+
+
+class ClaimWarning(UserWarning):
+    """A claim of the book that this run did not reproduce."""
+
+
+def at_least(name: str, value: float, bar: float, what: str, n: int | None = None) -> float:
+    """Check ``value >= bar``, for ``what`` (a phrase: "the Transformer's held-out exact match").
+
+    ``n``: the number of held-out examples the value was measured on, where there are some.
+    Returns ``value``. Raises ValueError for a value or bar that is not a finite number.
+    """
+    return _check(name, value, bar, what, ">=", n)
+
+
+def at_most(name: str, value: float, bar: float, what: str, n: int | None = None) -> float:
+    """Check ``value <= bar``; otherwise as ``at_least``."""
+    return _check(name, value, bar, what, "<=", n)
+
+
+def _check(name, value, bar, what, op, n):
+    for arg, x in (("value", value), ("bar", bar)):
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+            raise ValueError(f"claim {name!r}: {arg} must be a finite number, got {x!r}")
+    held = value >= bar if op == ">=" else value <= bar
+    log = os.environ.get("SEQLAB_CLAIMS_LOG")
+    if log:
+        record = {"name": name, "value": float(value), "bar": float(bar), "op": op, "held": held, "n": n}
+        with open(log, "a") as f:
+            f.write(json.dumps(record) + "\n")
+        return value
+    if held:
+        return value
+    words = "at least" if op == ">=" else "at most"
+    message = (
+        f"The book claims {what} is {words} {bar:g}; this run got {value:.4g}. "
+        "The book's numbers come from its own build (a fixed seed on one CPU); another machine, "
+        "another seed or a changed setting can land elsewhere. The rest of the notebook still runs."
+    )
+    if os.environ.get("SEQLAB_STRICT_CLAIMS") == "1":
+        raise AssertionError(f"claim {name!r}: {message}")
+    warnings.warn(message, ClaimWarning, stacklevel=3)
+    return value

@@ -1,0 +1,148 @@
+"""How far each claim of the book sits from its bar, over seeds and CPU kernels (a report).
+
+`make robustness` executes every chapter (or `--chapters ...`) once for each seed offset and each
+CPU kernel this machine offers (PyTorch's ATEN_CPU_CAPABILITY: default, avx2, avx512). Every
+claim check (`seqlab.claims`) appends its value, its bar and the size of the held-out set it was
+measured on to a log instead of stopping; this script prints, for each claim, the bar and the
+min / median / max over the grid, and the margin the worst run left.
+
+Results are kept per (chapter's content, seed, kernel) under `_build/robustness/`, so a run that
+was interrupted, or a second run after changing one chapter, executes only what is missing.
+Not part of `make test`: the whole grid executes every chapter 9 times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from course import ROOT, chapters  # noqa: E402
+
+OUT = ROOT / "_build" / "robustness"
+
+
+def kernels() -> list[str]:
+    """The ATEN_CPU_CAPABILITY values this CPU can run, plainest first."""
+    probe = "import torch; print(torch.backends.cpu.get_cpu_capability())"
+    env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
+    best = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    best = best.stdout.strip().lower()
+    offered = ["default"]
+    if best in ("avx2", "avx512"):
+        offered.append("avx2")
+    if best == "avx512":
+        offered.append("avx512")
+    return offered
+
+
+def run_one(notebook: Path, seed: int, kernel: str, threads: int) -> dict:
+    """Execute one chapter with a seed offset and a kernel; its claims, time and any error."""
+    key = hashlib.sha256(notebook.read_bytes())
+    for source in sorted((ROOT / "code" / "src" / "seqlab").rglob("*.py")):
+        key.update(source.read_bytes())
+    cached = OUT / f"{notebook.stem}-seed{seed}-{kernel}-{key.hexdigest()[:12]}.json"
+    if cached.exists():
+        return json.loads(cached.read_text())
+    log = cached.with_suffix(".claims")
+    log.unlink(missing_ok=True)
+    env = os.environ | {
+        "ATEN_CPU_CAPABILITY": kernel,
+        "SEQLAB_SEED_OFFSET": str(seed),
+        "SEQLAB_CLAIMS_LOG": str(log),
+        "SEQLAB_PROGRESS": "0",
+        "OMP_NUM_THREADS": str(threads),
+    }
+    env.pop("SEQLAB_STRICT_CLAIMS", None)
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+         "--ExecutePreprocessor.timeout=1800", "--output-dir", str(OUT / "executed"),
+         "--output", f"{notebook.stem}-seed{seed}-{kernel}", str(notebook)],
+        env=env, capture_output=True, text=True, cwd=notebook.parent,
+    )  # fmt: skip
+    claims = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    result = {
+        "chapter": notebook.stem,
+        "seed": seed,
+        "kernel": kernel,
+        "seconds": round(time.perf_counter() - start, 1),
+        "claims": claims,
+        "error": done.stderr.strip().splitlines()[-1] if done.returncode else None,
+    }
+    if not done.returncode:
+        cached.write_text(json.dumps(result))
+    return result
+
+
+def report(results: list[dict]) -> tuple[str, bool]:
+    """A Markdown table, one row per claim; and whether every claim held in every run."""
+    rows: dict[tuple[str, str], list[dict]] = {}
+    for result in results:
+        for claim in result["claims"]:
+            rows.setdefault((result["chapter"], claim["name"]), []).append(claim)
+    lines = [
+        "| chapter | claim | bar | n held out | runs | min | median | max | worst margin |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    all_held = True
+    for (chapter, name), claims in rows.items():
+        values = [c["value"] for c in claims]
+        bar, op = claims[0]["bar"], claims[0]["op"]
+        worst = min(values) if op == ">=" else max(values)
+        margin = worst - bar if op == ">=" else bar - worst
+        all_held &= all(c["held"] for c in claims)
+        n = claims[0].get("n") or "-"
+        lines.append(
+            f"| {chapter} | {name} | {op} {bar:g} | {n} | {len(values)} | {min(values):.4g} | "
+            f"{statistics.median(values):.4g} | {max(values):.4g} | {margin:+.4g} |"
+        )
+    errors = [r for r in results if r["error"]]
+    for r in errors:
+        lines.append(f"\n{r['chapter']} (seed {r['seed']}, {r['kernel']}) failed: {r['error']}")
+    times = {}
+    for r in results:
+        times.setdefault(r["chapter"], []).append(r["seconds"])
+    lines.append("\nSeconds per execution (cached runs show the time they took when they ran):")
+    lines += [f"- {c}: {min(t):.0f}-{max(t):.0f} s over {len(t)} runs" for c, t in times.items()]
+    return "\n".join(lines), all_held and not errors
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chapters", nargs="*", help="chapter names (default: every chapter)")
+    parser.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2], help="seed offsets")
+    parser.add_argument("--kernels", nargs="*", help="ATEN_CPU_CAPABILITY values (default: all)")
+    parser.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
+    args = parser.parse_args()
+    notebooks = [nb for nb in chapters() if not args.chapters or nb.stem in args.chapters]
+    grid = [(nb, s, k) for nb in notebooks for s in args.seeds for k in args.kernels or kernels()]
+    threads = max(1, (os.cpu_count() or 2) // args.jobs)
+    (OUT / "executed").mkdir(parents=True, exist_ok=True)
+    print(f"{len(grid)} executions, {args.jobs} at a time, {threads} threads each", flush=True)
+
+    def one(job):
+        result = run_one(*job, threads)
+        status = result["error"] or "ok"
+        print(f"  {job[0].stem} seed {job[1]} {job[2]}: {result['seconds']} s, {status}", flush=True)
+        return result
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(one, grid))
+    table, ok = report(results)
+    (OUT / "report.md").write_text(table + "\n")
+    print(table)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
