@@ -88,3 +88,14 @@ def test_copy_memory_with_noise():
     noise = x[:, k : k + lag]
     assert int(noise.min()) >= 1 and int(noise.max()) <= 5 and len(set(noise.flatten().tolist())) > 1
     assert torch.all(x[:, k + lag] == 6) and torch.all(x[:, k + lag + 1 :] == 0)
+
+
+def test_number_words_split_is_every_number_of_the_split_once():
+    test = data.number_words_split("test", max_value=999)
+    drawn = set(data.number_words_task(3000, split="test", max_value=999))
+    assert set(test) == drawn and len(test) == len(set(test))  # the draws find no other number
+    train = {s for s, _ in data.number_words_split("train", max_value=999)}
+    assert not train & {s for s, _ in test}
+    assert len(data.number_words_split("test")) >= 1000  # the chapters' held-out set
+    with pytest.raises(ValueError, match="split must be one of"):
+        data.number_words_split("dev")

@@ -41,6 +41,7 @@ __all__ = [
     "DATE_LOCALES",
     "dates_task",
     "number_words_task",
+    "number_words_split",
 ]
 
 SPLITS = ("train", "validation", "test")
@@ -300,6 +301,24 @@ def number_words_task(
         return num2words(value, lang=source_lang), num2words(value, lang=target_lang)
 
     return _draw_pairs(n, split, seed, make, lambda source, target: f"{source_lang}:{source}")
+
+
+def number_words_split(
+    split: str = "test", source_lang: str = "en", target_lang: str = "de", max_value: int = 9999
+) -> list[tuple[str, str]]:
+    """Every number from 0 to ``max_value`` that belongs to ``split``, once, in increasing order.
+
+    The same split as ``number_words_task`` (decided by the source spelling), drawn exhaustively:
+    a held-out set as large as the split allows (1,012 test numbers up to 9,999).
+    """
+    from num2words import num2words
+
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    if max_value < 10:
+        raise ValueError(f"max_value must be at least 10, got {max_value}")
+    pairs = ((num2words(v, lang=source_lang), num2words(v, lang=target_lang)) for v in range(max_value + 1))
+    return [(s, t) for s, t in pairs if split_of(f"{source_lang}:{s}".encode()) == split]
 
 
 def associative_recall_task(
