@@ -1,0 +1,34 @@
+"""The robustness report's arithmetic (the grid itself is `make robustness`, not a test)."""
+
+import robustness
+
+
+def _run(chapter, seed, kernel, value, bar=0.99, op=">=", error=None):
+    held = value >= bar if op == ">=" else value <= bar
+    claim = {"name": "em", "value": value, "bar": bar, "op": op, "held": held, "n": 1012}
+    return {"chapter": chapter, "seed": seed, "kernel": kernel, "seconds": 10.0,
+            "claims": [claim], "error": error}  # fmt: skip
+
+
+def test_the_report_gives_min_median_max_and_the_worst_margin():
+    runs = [
+        _run("luong", s, k, v)
+        for (s, k), v in zip([(0, "avx2"), (1, "avx2"), (0, "avx512")], [0.995, 0.999, 0.993])
+    ]
+    table, ok = robustness.report(runs)
+    assert ok
+    assert "| luong | em | >= 0.99 | 1012 | 3 | 0.993 | 0.995 | 0.999 | +0.003 |" in table
+
+
+def test_a_missed_claim_or_a_failed_run_fails_the_report():
+    table, ok = robustness.report([_run("luong", 0, "avx2", 0.98)])
+    assert not ok and "| -0.01 |" in table
+    table, ok = robustness.report([_run("luong", 0, "avx2", 0.995, error="AssertionError: x")])
+    assert not ok and "luong (seed 0, avx2) failed: AssertionError: x" in table
+    table, ok = robustness.report([_run("lstm", 0, "default", 0.2, bar=0.1, op="<=")])
+    assert not ok and "| <= 0.1 |" in table and "| -0.1 |" in table
+
+
+def test_the_kernels_offered_start_with_the_plainest():
+    offered = robustness.kernels()
+    assert offered[0] == "default" and set(offered) <= {"default", "avx2", "avx512"}
