@@ -132,7 +132,8 @@ def main() -> int:
         print(kernels()[-2] if len(kernels()) > 1 else "default")
         return 0
     notebooks = [nb for nb in chapters() if not args.chapters or nb.stem in args.chapters]
-    grid = [(nb, s, k) for nb in notebooks for s in args.seeds for k in args.kernels or kernels()]
+    # seed by seed, so that an interrupted run has covered every chapter and kernel
+    grid = [(nb, s, k) for s in args.seeds for nb in notebooks for k in args.kernels or kernels()]
     threads = max(1, (os.cpu_count() or 2) // args.jobs)
     (OUT / "executed").mkdir(parents=True, exist_ok=True)
     print(f"{len(grid)} executions, {args.jobs} at a time, {threads} threads each", flush=True)
