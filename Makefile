@@ -24,11 +24,14 @@ NB_WIDTH := --line-length 88
 # same results, several times faster there (code/tools/wait_policy.py measures it per command).
 OMP_ENV = env $$($(BIN)/python code/tools/wait_policy.py)
 
-.PHONY: help install test lint format book student check-autograder publish grade bench-grade timings bench tune diagrams page clean
+PORT ?= 8888
+
+.PHONY: help install test lint format lab book student check-autograder publish grade bench-grade timings bench tune diagrams page clean
 
 help:
 	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions)"
 	@echo "make test                 lint, unit tests, exercise tests, every notebook (nbval)"
+	@echo "make lab                  JupyterLab on the course venv, in chapters/ (PORT=; widgets: tqdm bars)"
 	@echo "make student              student notebooks and autograder zips into dist/ (CHAPTER=)"
 	@echo "make check-autograder     grade with each zip from a fresh venv, outside the repo (CHAPTER=; slow)"
 	@echo "make publish              push the built book (student notebooks included) to gh-pages (REMOTE=)"
@@ -62,6 +65,13 @@ format: $(STAMP)
 test: lint
 	$(OMP_ENV) $(BIN)/python -m pytest tests
 	$(OMP_ENV) $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:randomly chapters
+
+# JupyterLab on the course's venv (ipywidgets included, so training shows tqdm bars), localhost
+# only. Progress bars are on here, unlike in the build and the tests.
+lab: $(STAMP)
+	SEQLAB_PROGRESS=1 $(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
+		--ServerApp.root_dir=chapters $(if $(NO_BROWSER),--no-browser) \
+		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 book: $(STAMP)
 	SEQLAB_SOLUTIONS=$(SOLUTIONS) $(OMP_ENV) $(BIN)/jupyter-book build . --all -W --keep-going
