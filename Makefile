@@ -7,6 +7,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 SUBMISSIONS ?=
 SOLUTIONS ?= show
+# EXECUTION=cache: reuse the notebooks an earlier cached build ran (code/tools/solutions_switch.py)
+EXECUTION ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CHAPTER ?=
 REMOTE ?= origin
@@ -29,7 +31,7 @@ PORT ?= 8888
 .PHONY: help install test lint format lab book student check-autograder publish grade bench-grade timings bench tune diagrams page clean
 
 help:
-	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions)"
+	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions; EXECUTION=cache)"
 	@echo "make test                 lint, unit tests, exercise tests, every notebook (nbval)"
 	@echo "make lab                  JupyterLab on the course venv, in chapters/ (PORT=; widgets: tqdm bars)"
 	@echo "make student              student notebooks and autograder zips into dist/ (CHAPTER=)"
@@ -74,7 +76,7 @@ lab: $(STAMP)
 		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 book: $(STAMP)
-	SEQLAB_SOLUTIONS=$(SOLUTIONS) $(OMP_ENV) $(BIN)/jupyter-book build . --all -W --keep-going
+	SEQLAB_SOLUTIONS=$(SOLUTIONS) SEQLAB_EXECUTION=$(EXECUTION) $(OMP_ENV) $(BIN)/jupyter-book build . --all -W --keep-going
 	$(BIN)/python code/tools/leak_check.py _build/html $(if $(filter remove,$(SOLUTIONS)),--no-solutions)
 
 student: $(STAMP)
