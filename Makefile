@@ -28,13 +28,14 @@ OMP_ENV = env $$($(BIN)/python code/tools/wait_policy.py)
 
 PORT ?= 8888
 
-.PHONY: help install test lint format lab book student check-autograder publish grade bench-grade timings bench tune diagrams page clean
+.PHONY: help install test lint format lab book student check-notebooks check-autograder publish grade bench-grade timings bench tune diagrams page clean
 
 help:
 	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions; EXECUTION=cache)"
 	@echo "make test                 lint, unit tests, exercise tests, every notebook (nbval)"
 	@echo "make lab                  JupyterLab on the course venv, in chapters/ (PORT=; widgets: tqdm bars)"
 	@echo "make student              student notebooks and autograder zips into dist/ (CHAPTER=)"
+	@echo "make check-notebooks      run every student notebook in JupyterLab in Chromium (CHAPTER=; slow)"
 	@echo "make check-autograder     grade with each zip from a fresh venv, outside the repo (CHAPTER=; slow)"
 	@echo "make publish              push the built book (student notebooks included) to gh-pages (REMOTE=)"
 	@echo "make grade SUBMISSIONS=D  grade every notebook under D: grades.csv, feedback/ (CHAPTER=, JOBS=)"
@@ -81,6 +82,12 @@ book: $(STAMP)
 
 student: $(STAMP)
 	$(BIN)/python code/tools/student.py --out dist $(if $(CHAPTER),--only $(CHAPTER))
+
+# Each student notebook opened and run in JupyterLab, in a real browser (Playwright driving Debian's
+# Chromium, installed here when missing), from a venv holding only what a student installs.
+check-notebooks: $(STAMP)
+	test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
+	$(BIN)/python code/tools/check_notebooks.py $(if $(CHAPTER),--only $(CHAPTER))
 
 # Not part of `make test` (a fresh install per chapter takes minutes): the zips from `make student`
 # grade a correct and an untouched notebook from a new venv holding only what each zip declares.
