@@ -35,7 +35,7 @@ def masked_attention(q, k, v, mask):
     return scores.softmax(dim=-1) @ v
 """,
     ],
-    "heads": [
+    "to_heads_from_heads": [
         # a reshape without the transpose mixes tokens into heads
         """
 def to_heads(x, H):
@@ -82,7 +82,7 @@ def mha_parameters(E, H):
     return 3 * E * E + 3 * E + E * E * 2 // H + E
 """,
     ],
-    "path_length": [
+    "max_path_length": [
         # the two layers swapped
         """
 def max_path_length(layer, n):
@@ -127,7 +127,7 @@ def masked_attention(q, k, v, mask):
     weights = scores.masked_fill(~mask, float("-inf")).masked_fill(~seen, 0.0).softmax(dim=-1)
     return weights.masked_fill(~seen, 0.0) @ v
 """,
-    "heads": """
+    "to_heads_from_heads": """
 from seqlab.multihead import merge_heads, split_heads
 def to_heads(x, H):
     return split_heads(x, H)
