@@ -90,6 +90,7 @@ def pinned(names: tuple[str, ...] = RUNTIME, root: Path = ROOT) -> list[str]:
 # the set-up cell every student notebook starts with
 
 SETUP_TEMPLATE = """\
+# @title Set-up: installs seqlab, otter-grader and myst-nb where they are missing
 # Set-up for Colab, Binder or a fresh Python: installs what this notebook needs where it is missing
 # (the course package seqlab {version}, otter-grader, myst-nb); where it is installed, does nothing.
 import importlib.util
@@ -132,7 +133,12 @@ def setup_cell(root: Path = ROOT) -> dict:
         "cell_type": "code",
         "execution_count": None,
         "id": "seqlab-setup",
-        "metadata": {"tags": [SETUP_TAG, "otter_ignore"]},
+        # collapsed (JupyterLab, Notebook; Colab shows the @title line), so the chapter opens on its title
+        "metadata": {
+            "tags": [SETUP_TAG, "otter_ignore"],
+            "jupyter": {"source_hidden": True},
+            "cellView": "form",
+        },
         "outputs": [],
         "source": setup_source(root),
     }
