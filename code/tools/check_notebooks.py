@@ -69,7 +69,7 @@ def student_venv(where: Path) -> Path:
     key = hashlib.sha256()
     for path in [
         ROOT / "requirements.txt",
-        *sorted((ROOT / "code").rglob("*.py")),
+        *sorted((ROOT / "code" / "src").rglob("*.py")),
         ROOT / "code" / "pyproject.toml",
     ]:
         key.update(path.read_bytes())
@@ -140,8 +140,9 @@ def start_lab(venv: Path, folder: Path, port: int, token: str, log) -> subproces
     raise RuntimeError("JupyterLab did not answer within 120 s")
 
 
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook shown, not one left open behind it
 MARKDOWN_TEXT = (
-    "Array.from(document.querySelectorAll('.jp-RenderedMarkdown')).map(e => e.innerText).join('\\n')"
+    f"Array.from(document.querySelectorAll('{PANEL} .jp-RenderedMarkdown')).map(e => e.innerText).join('\\n')"
 )
 IMAGES = (
     "Array.from(document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook img'))"
@@ -160,8 +161,9 @@ WIDGETS = (
 
 def check_one(page, base: str, token: str, name: str, question: str, out: Path, timeout: float) -> dict:
     report = {"chapter": name, "errors": [], "problems": []}
-    page.goto(f"{base}/lab/tree/{name}.ipynb?token={token}")
-    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
+    # ?reset: a fresh workspace, with no notebook of the one before still open
+    page.goto(f"{base}/lab/tree/{name}.ipynb?reset&token={token}")
+    page.wait_for_selector(f"{PANEL} .jp-Notebook .jp-Cell", timeout=120_000)
     page.wait_for_function(
         "document.querySelector('.jp-Notebook-ExecutionIndicator') !== null", timeout=120_000
     )
@@ -229,6 +231,11 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
             report["problems"].append(f'grader.check("{question}") not shown as passing: {text[:300]}')
     if TRAINS.search(json.dumps(saved["cells"])) and widgets_seen == 0:
         report["problems"].append("no progress-bar widget seen while the notebook trained")
+    bar = page.locator(f"{PANEL} .widget-hprogress, {PANEL} .widget-progress").first
+    if bar.count():  # the tqdm bar of a training run, as the student sees it
+        output = bar.locator("xpath=ancestor::div[contains(@class, 'jp-OutputArea-output')][1]")
+        (output if output.count() else bar).scroll_into_view_if_needed()
+        (output if output.count() else bar).screenshot(path=str(out / f"{name}-progress-bar.png"))
     page.screenshot(path=str(out / f"{name}-after-run.png"))
     return report
 
