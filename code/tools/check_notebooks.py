@@ -231,6 +231,12 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
             report["problems"].append(f'grader.check("{question}") not shown as passing: {text[:300]}')
     if TRAINS.search(json.dumps(saved["cells"])) and widgets_seen == 0:
         report["problems"].append("no progress-bar widget seen while the notebook trained")
+    # what a student reads under an unanswered question's grader.check
+    failed = page.locator(f"{PANEL} .jp-OutputArea-output", has_text="failed").first
+    if failed.count():
+        failed.scroll_into_view_if_needed()
+        failed.screenshot(path=str(out / f"{name}-feedback.png"))
+        report["feedback"] = failed.inner_text()[:600]
     bar = page.locator(f"{PANEL} .widget-hprogress, {PANEL} .widget-progress").first
     if bar.count():  # the tqdm bar of a training run, as the student sees it
         output = bar.locator("xpath=ancestor::div[contains(@class, 'jp-OutputArea-output')][1]")
