@@ -180,7 +180,15 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
     start, widgets_seen = time.monotonic(), 0
     time.sleep(2)
     while time.monotonic() - start < timeout:
-        widgets_seen = max(widgets_seen, page.evaluate(WIDGETS))
+        now = page.evaluate(WIDGETS)
+        if now and not widgets_seen:  # the first tqdm bar, as the student sees it while it trains
+            try:
+                page.locator(f"{PANEL} .widget-hprogress, {PANEL} .widget-progress").first.locator(
+                    "xpath=ancestor::div[contains(@class, 'jp-OutputArea-output')][1]"
+                ).screenshot(path=str(out / f"{name}-progress-bar.png"), timeout=5_000)
+            except Exception:  # noqa: BLE001  (the bar may close before the shot: the count stands)
+                pass
+        widgets_seen = max(widgets_seen, now)
         if page.evaluate(BUSY) == 0:
             time.sleep(2)
             if page.evaluate(BUSY) == 0:
@@ -237,11 +245,6 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
         failed.scroll_into_view_if_needed()
         failed.screenshot(path=str(out / f"{name}-feedback.png"))
         report["feedback"] = failed.inner_text()[:600]
-    bar = page.locator(f"{PANEL} .widget-hprogress, {PANEL} .widget-progress").first
-    if bar.count():  # the tqdm bar of a training run, as the student sees it
-        output = bar.locator("xpath=ancestor::div[contains(@class, 'jp-OutputArea-output')][1]")
-        (output if output.count() else bar).scroll_into_view_if_needed()
-        (output if output.count() else bar).screenshot(path=str(out / f"{name}-progress-bar.png"))
     page.screenshot(path=str(out / f"{name}-after-run.png"))
     return report
 
