@@ -7,6 +7,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 SUBMISSIONS ?=
 SOLUTIONS ?= show
+# EXECUTION=cache: reuse the notebooks an earlier cached build ran (code/tools/solutions_switch.py)
+EXECUTION ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CHAPTER ?=
 REMOTE ?= origin
@@ -24,12 +26,16 @@ NB_WIDTH := --line-length 88
 # same results, several times faster there (code/tools/wait_policy.py measures it per command).
 OMP_ENV = env $$($(BIN)/python code/tools/wait_policy.py)
 
-.PHONY: help install test lint format book student check-autograder publish grade bench-grade timings robustness bench tune diagrams page clean
+PORT ?= 8888
+
+.PHONY: help install test lint format lab book student check-notebooks check-autograder publish grade bench-grade timings robustness bench tune diagrams page clean
 
 help:
-	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions)"
+	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions; EXECUTION=cache)"
 	@echo "make test                 lint, unit tests, exercise tests, every notebook (nbval)"
+	@echo "make lab                  JupyterLab on the course venv, in chapters/ (PORT=; widgets: tqdm bars)"
 	@echo "make student              student notebooks and autograder zips into dist/ (CHAPTER=)"
+	@echo "make check-notebooks      run every student notebook in JupyterLab in Chromium (CHAPTER=; slow)"
 	@echo "make check-autograder     grade with each zip from a fresh venv, outside the repo (CHAPTER=; slow)"
 	@echo "make publish              push the built book (student notebooks included) to gh-pages (REMOTE=)"
 	@echo "make grade SUBMISSIONS=D  grade every notebook under D: grades.csv, feedback/ (CHAPTER=, JOBS=)"
@@ -71,12 +77,26 @@ test: lint
 	ATEN_CPU_CAPABILITY=$$($(BIN)/python code/tools/robustness.py --second-kernel) \
 		SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) $(NBVAL) $(THIN_CHAPTERS)
 
+# JupyterLab on the course's venv (ipywidgets included, so training shows tqdm bars), localhost
+# only. Progress bars are on here, unlike in the build and the tests.
+lab: $(STAMP)
+	SEQLAB_PROGRESS=1 $(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
+		--ServerApp.root_dir=chapters $(if $(NO_BROWSER),--no-browser) \
+		$(if $(filter 0,$(shell id -u)),--allow-root)
+
 book: $(STAMP)
-	SEQLAB_SOLUTIONS=$(SOLUTIONS) SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) $(BIN)/jupyter-book build . --all -W --keep-going
+	SEQLAB_SOLUTIONS=$(SOLUTIONS) SEQLAB_EXECUTION=$(EXECUTION) SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) \
+		$(BIN)/jupyter-book build . --all -W --keep-going
 	$(BIN)/python code/tools/leak_check.py _build/html $(if $(filter remove,$(SOLUTIONS)),--no-solutions)
 
 student: $(STAMP)
 	$(BIN)/python code/tools/student.py --out dist $(if $(CHAPTER),--only $(CHAPTER))
+
+# Each student notebook opened and run in JupyterLab, in a real browser (Playwright driving Debian's
+# Chromium, installed here when missing), from a venv holding only what a student installs.
+check-notebooks: $(STAMP)
+	test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
+	$(BIN)/python code/tools/check_notebooks.py $(if $(CHAPTER),--only $(CHAPTER))
 
 # Not part of `make test` (a fresh install per chapter takes minutes): the zips from `make student`
 # grade a correct and an untouched notebook from a new venv holding only what each zip declares.

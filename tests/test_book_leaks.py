@@ -157,3 +157,33 @@ def test_real_chapters_studentize_without_leaks(tmp_path):
     for nb in chapters():
         (site / nb.name).write_text(json.dumps(student.studentize(json.loads(nb.read_text()))))
     assert leak_check.scan(site, chapters(), solutions=True) == {}
+
+
+def test_a_shared_package_line_is_not_a_leak_but_most_of_a_solution_is():
+    """A solution that shares one line with the package (shown on a page by literalinclude) does not
+    leak through it; a page showing half of a solution's lines or one line of its own does."""
+    lines = [
+        "for t in range(x.shape[1]):",
+        "h = torch.tanh(x[:, t] @ w + h @ u)",
+        "outputs.append(h.unsqueeze(1))",
+    ]
+    solution = [("ch cell 1", line) for line in lines]
+    shared = {"for t in range(x.shape[1]):", "outputs.append(h.unsqueeze(1))"}
+    assert (
+        leak_check.leaked_solutions("def f(x): for t in range(x.shape[1]): pass", solution, shared) == set()
+    )
+    page = "for t in range(x.shape[1]): ... outputs.append(h.unsqueeze(1))"
+    assert leak_check.leaked_solutions(page, solution, shared) == {"ch cell 1"}
+    assert leak_check.leaked_solutions("h = torch.tanh(x[:, t] @ w + h @ u)", solution, shared) == {
+        "ch cell 1"
+    }
+
+
+def test_no_exercise_answer_is_printed_by_the_package_code_a_page_can_show():
+    """The whole package, as a page could show it with literalinclude, prints no chapter's
+    reference solution (`make book SOLUTIONS=remove` scans the real pages the same way)."""
+    from course import chapters
+
+    shared = leak_check.package_lines()
+    _, solutions = leak_check.needles(chapters())
+    assert leak_check.leaked_solutions(leak_check.squash("\n".join(shared)), solutions, shared) == set()

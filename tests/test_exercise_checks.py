@@ -27,3 +27,40 @@ def test_check_close_explains_what_is_wrong(value, message):
 def test_check_tensor_returns_the_tensor():
     t = torch.ones(2)
     assert check_tensor(t, "t", (2,)) is t
+
+
+def test_a_failing_check_shows_the_students_message_first():
+    """grader.check's report of a failing public test: the message written for the student, then the
+    line that failed, and none of doctest's machinery (its trace, 'Trying:', 'Expecting nothing')."""
+    from otter.test_files import ok_test
+
+    from seqlab.exercises import readable_feedback, student_message
+
+    env = {"torch": torch}
+    exec("def causal(T):\n    return torch.ones(T, T)\n", env)
+    test = (
+        ">>> got = causal(3)\n"
+        '>>> assert got.dtype == torch.bool, f"return a bool tensor, not {got.dtype}"\n'
+        ">>> assert got.shape == (3, 3)\n"
+    )
+    before = ok_test.run_doctest
+    original = getattr(before, "__wrapped__", before)  # an earlier test may have run the set-up cell
+    passed, raw = original("causal 0", test, env)
+    assert not passed and "Traceback" in raw
+    shown = student_message(raw)
+    assert shown.startswith("return a bool tensor, not torch.float32\n")
+    assert "got.dtype == torch.bool" in shown
+    assert not any(x in shown for x in ("Traceback", "doctest.py", "Trying:", "Expecting nothing"))
+    exec("def causal(T):\n    return T.shape\n", env)
+    shown = student_message(original("causal 0", test, env)[1])
+    assert shown.startswith("your code raised AttributeError: 'int' object has no attribute 'shape'")
+    ok_test.run_doctest = original
+    readable_feedback()
+    readable_feedback()  # once is enough
+    try:
+        passed, shown = ok_test.run_doctest("causal 0", test, env)
+        assert not passed and shown.startswith("your code raised AttributeError")
+        exec("def causal(T):\n    return torch.ones(T, T, dtype=torch.bool)\n", env)
+        assert ok_test.run_doctest("causal 0", test, env) == (True, "")
+    finally:
+        ok_test.run_doctest = before

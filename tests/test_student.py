@@ -32,6 +32,9 @@ def run_setup_cell(monkeypatch, missing=()):
 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     monkeypatch.setattr(subprocess, "check_call", lambda cmd, *a, **k: calls.append(cmd) or 0)
+    from otter.test_files import ok_test
+
+    monkeypatch.setattr(ok_test, "run_doctest", ok_test.run_doctest)  # the cell's readable_feedback()
     exec(compile(student.setup_source(), "<set-up cell>", "exec"), {})
     return calls
 

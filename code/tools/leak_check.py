@@ -6,6 +6,12 @@ Every file under the site is read as text (HTML without its tags, notebooks and 
 strings) and searched for otter's hidden-test marker and for the lines of each hidden test (and,
 with ``--no-solutions``, each solution line) of the source notebooks that appear nowhere else in
 them. Exit status 1 when something is found. ``make book`` runs it after every build.
+
+A solution may share a line with the package ``seqlab`` (``for t in range(x.shape[1]):``), and a
+page may show that package code with ``literalinclude``: such a shared line alone is not a leak.
+A solution is leaked on a page when the page shows one of its lines that the package does not
+hold, or when the lines it shows make up half or more of the solution's distinctive lines (the
+answer printed above its question, even if it is the package's own code).
 """
 
 from __future__ import annotations
@@ -29,6 +35,13 @@ FRAGMENT = re.compile(r"[(\[{,]$|^[)\]}]")
 
 def squash(text: str) -> str:
     return " ".join(text.split())
+
+
+def package_lines(package: Path = ROOT / "code" / "src" / "seqlab") -> set[str]:
+    """Every line of the package's source, squashed: what a page may show with literalinclude."""
+    return {
+        squash(x) for p in sorted(package.rglob("*.py")) for x in p.read_text(encoding="utf-8").splitlines()
+    }
 
 
 def needles(notebooks: list[Path]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -80,12 +93,26 @@ def built_text(path: Path) -> str | None:
     return text
 
 
-def scan(site: Path, notebooks: list[Path], solutions: bool = False) -> dict[str, list[str]]:
-    """{file under ``site``: what it leaks}."""
+def leaked_solutions(flat: str, solution_lines: list[tuple[str, str]], shared: set[str]) -> set[str]:
+    """The solutions (by ``where``) that the squashed text ``flat`` shows: a line of one that is not
+    ``shared`` package code, or shared lines making up half or more of its distinctive lines."""
+    by_solution: dict[str, list[str]] = {}
+    for where, line in solution_lines:
+        by_solution.setdefault(where, []).append(line)
+    leaked = set()
+    for where, lines in by_solution.items():
+        shown = [x for x in lines if x in flat]
+        if any(x not in shared for x in shown) or (shown and 2 * len(shown) >= len(lines)):
+            leaked.add(where)
+    return leaked
+
+
+def scan(
+    site: Path, notebooks: list[Path], solutions: bool = False, shared: set[str] | None = None
+) -> dict[str, list[str]]:
+    """{file under ``site``: what it leaks}. ``shared``: lines of the package (default: seqlab's)."""
     hidden, solution_lines = needles(notebooks)
-    look_for = [("hidden test", w, x) for w, x in hidden]
-    if solutions:
-        look_for += [("solution", w, x) for w, x in solution_lines]
+    shared = package_lines() if shared is None else shared
     leaks: dict[str, list[str]] = {}
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         text = built_text(path)
@@ -93,7 +120,9 @@ def scan(site: Path, notebooks: list[Path], solutions: bool = False) -> dict[str
             continue
         flat = squash(text)
         found = ["hidden-test marker"] if HIDDEN_MARK.search(text) else []
-        found += sorted({f"{kind} ({where})" for kind, where, line in look_for if line in flat})
+        found += sorted({f"hidden test ({where})" for where, line in hidden if line in flat})
+        if solutions:
+            found += sorted(f"solution ({where})" for where in leaked_solutions(flat, solution_lines, shared))
         if found:
             leaks[path.relative_to(site).as_posix()] = found
     return leaks

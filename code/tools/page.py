@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(out)
         if (book / "_build" / "html").exists():
             shutil.copytree(book / "_build" / "html", out / "html")
+        if (book / "_build" / "jupyter_execute").exists():  # the executed notebooks and glued values
+            shutil.copytree(book / "_build" / "jupyter_execute", out / "jupyter_execute")
             print(f"\npage built: {out / 'html' / 'chapters'}")
     return done.returncode
 

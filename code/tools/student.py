@@ -23,6 +23,7 @@ import argparse
 import copy
 import functools
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -89,6 +90,7 @@ def pinned(names: tuple[str, ...] = RUNTIME, root: Path = ROOT) -> list[str]:
 # the set-up cell every student notebook starts with
 
 SETUP_TEMPLATE = """\
+# @title Set-up: installs seqlab, otter-grader and myst-nb where they are missing
 # Set-up for Colab, Binder or a fresh Python: installs what this notebook needs where it is missing
 # (the course package seqlab {version}, otter-grader, myst-nb); where it is installed, does nothing.
 import importlib.util
@@ -100,6 +102,11 @@ _missing = [spec for module, spec in _needed.items() if importlib.util.find_spec
 if _missing:
     subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", *_missing])
     importlib.invalidate_caches()
+
+# grader.check shows the message written for you first, not doctest's trace
+from seqlab.exercises import readable_feedback
+
+readable_feedback()
 """
 
 
@@ -126,7 +133,12 @@ def setup_cell(root: Path = ROOT) -> dict:
         "cell_type": "code",
         "execution_count": None,
         "id": "seqlab-setup",
-        "metadata": {"tags": [SETUP_TAG, "otter_ignore"]},
+        # collapsed (JupyterLab, Notebook; Colab shows the @title line), so the chapter opens on its title
+        "metadata": {
+            "tags": [SETUP_TAG, "otter_ignore"],
+            "jupyter": {"source_hidden": True},
+            "cellView": "form",
+        },
         "outputs": [],
         "source": setup_source(root),
     }
@@ -220,7 +232,7 @@ def _otter_assign(source: Path, target: Path) -> None:
         raise RuntimeError(f"otter assign failed for {source.name}:\n{result.stdout}\n{result.stderr}")
 
 
-def assign(notebook: Path, out: Path) -> Path:
+def assign(notebook: Path, out: Path, executed_dir: Path | None = None) -> Path:
     """Run ``otter assign`` on one chapter into ``out/<name>``; returns that folder."""
     name = assignment_name(notebook)
     if name != notebook.stem:
@@ -246,23 +258,45 @@ def assign(notebook: Path, out: Path) -> Path:
     if len(zips) != 1:
         raise RuntimeError(f"expected one autograder zip in {target / 'autograder'}, found {zips}")
     handout = target / "student" / notebook.name
-    handout.write_text(json.dumps(with_setup_cell(json.loads(handout.read_text())), indent=1) + "\n")
+    nb = for_students(json.loads(handout.read_text()), notebook, executed_copy(notebook, executed_dir))
+    handout.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     return target
 
 
-def student_notebook(notebook: Path) -> dict:
+def for_students(notebook: dict, source: Path, executed: Path | None = None, root: Path = ROOT) -> dict:
+    """The last steps of every student notebook: MyST markup turned into plain Markdown
+    (``plain_notebook.plain``, with the book's values from ``executed``, the notebook as a book build
+    ran it, where there is one) and the set-up cell first."""
+    import plain_notebook
+
+    # not resolved: page.py builds from a folder of symlinks to the chapters
+    doc = Path(os.path.abspath(source)).relative_to(os.path.abspath(root)).with_suffix("").as_posix()
+    return with_setup_cell(plain_notebook.plain(notebook, doc, executed, root))
+
+
+def executed_copy(source: Path, executed_dir: Path | None, root: Path = ROOT) -> Path | None:
+    """Where a book build left its executed copy of ``source`` (``_build/jupyter_execute/...``)."""
+    if executed_dir is None:
+        return None
+    path = executed_dir / Path(os.path.abspath(source)).relative_to(os.path.abspath(root))
+    return path if path.is_file() else None
+
+
+def student_notebook(notebook: Path, executed: Path | None = None, root: Path = ROOT) -> dict:
     """What a student downloads for one chapter: the notebook of ``make student`` (exercise stubs,
-    public tests, no hidden test, no solution) with its set-up cell. Chapters without exercises get
-    ``studentize`` and the set-up cell. Fast: otter runs neither the tests nor the zip here."""
+    public tests, no hidden test, no solution) in plain Markdown, with its set-up cell. Chapters
+    without exercises get ``studentize`` and the same last steps. Fast: otter runs neither the
+    tests nor the zip here. ``executed``: the book build's executed copy (for its values)."""
     nb = json.loads(notebook.read_text())
     if not has_exercises(notebook):
-        return with_setup_cell(studentize(nb))
+        return for_students(studentize(nb), notebook, executed, root)
     with tempfile.TemporaryDirectory(prefix=f"student-{notebook.stem}-") as tmp:
         source = Path(tmp) / "src" / notebook.name
         source.parent.mkdir()
         source.write_text(json.dumps(amend_config(nb, run_tests=False, generate=False)))
         _otter_assign(source, Path(tmp) / "out")
-        return with_setup_cell(json.loads((Path(tmp) / "out" / "student" / notebook.name).read_text()))
+        handout = json.loads((Path(tmp) / "out" / "student" / notebook.name).read_text())
+        return for_students(handout, notebook, executed, root)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -271,6 +305,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=Path("dist"))
     parser.add_argument("--only", nargs="*", help="chapter names (file stems) to build; default all")
+    parser.add_argument("--executed", type=Path, default=ROOT / "_build" / "jupyter_execute",
+                        help="the book build's executed notebooks, for the values the text quotes "
+                        "(default _build/jupyter_execute; without one the text names them)")  # fmt: skip
     args = parser.parse_args(argv)
     todo = [nb for nb in chapters() if has_exercises(nb) and (not args.only or nb.stem in args.only)]
     if args.only and len(todo) != len(args.only):
@@ -278,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
                      f"{[nb.stem for nb in chapters() if has_exercises(nb)]}")  # fmt: skip
     for notebook in todo:
         start = time.perf_counter()
-        target = assign(notebook, args.out)
+        target = assign(notebook, args.out, args.executed if args.executed.is_dir() else None)
         print(f"{notebook.stem}: {target}/student, {target}/autograder ({time.perf_counter() - start:.0f} s)")
     return 0
 

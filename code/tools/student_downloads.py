@@ -34,13 +34,16 @@ def _write(path: Path, notebook: dict) -> None:
     path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def publish_student_notebooks(srcdir: Path, outdir: Path, sources: list[Path]) -> list[Path]:
+def publish_student_notebooks(
+    srcdir: Path, outdir: Path, sources: list[Path], executed_dir: Path | None = None
+) -> list[Path]:
     """Write the student notebook of each source notebook into ``outdir`` (``_sources/`` and beside its
-    page) and clean every other notebook there; returns the files written."""
+    page) and clean every other notebook there; returns the files written. ``executed_dir``: where
+    the build left the executed notebooks (their glued values and figures go into the text)."""
     written: list[Path] = []
 
     def one(src: Path) -> tuple[Path, dict]:
-        return src, student.student_notebook(src)
+        return src, student.student_notebook(src, student.executed_copy(src, executed_dir, srcdir), srcdir)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         for src, nb in pool.map(one, sources):
@@ -80,7 +83,8 @@ def _on_build_finished(app, exception) -> None:
         for doc in app.env.found_docs
         if str(app.env.doc2path(doc)).endswith(".ipynb")
     )
-    written = publish_student_notebooks(srcdir, outdir, sources)
+    executed = outdir.parent / "jupyter_execute"
+    written = publish_student_notebooks(srcdir, outdir, sources, executed if executed.is_dir() else None)
     print(f"student_downloads: {len(written)} student notebooks written under {outdir}")
 
 

@@ -36,6 +36,12 @@ def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
 """,
     ],
     "grad_norms": [
+        # no allow_unused: fails on a state the loss does not depend on
+        """
+def grad_norms(hs, loss):
+    grads = torch.autograd.grad(loss, hs)
+    return torch.stack([g.norm() for g in grads])
+""",
         # norms of the states, not of the gradients
         """
 def grad_norms(hs, loss):
@@ -74,6 +80,14 @@ def scale_to_spectral_radius(W, rho):
 """,
     ],
     "steps_below": [
+        # ceil of the logarithm: one step short when the threshold is an exact power of the rate
+        """
+import math
+
+
+def steps_below(rate, threshold):
+    return math.ceil(math.log(threshold) / math.log(rate))
+""",
         # floor without the + 1: the last step still above the threshold
         """
 import math

@@ -20,6 +20,14 @@ def masked_attention(q, k, v, mask):
     scores = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(mask, float("-inf"))
     return scores.softmax(dim=-1) @ v
 """,
+        # the softmax without subtracting the row's largest score: overflows to inf / inf = NaN
+        """
+def masked_attention(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    e = torch.exp(scores).masked_fill(~mask, 0.0)
+    total = e.sum(dim=-1, keepdim=True)
+    return (e / torch.where(total > 0, total, 1.0)) @ v
+""",
         # right, except that a fully masked row gives NaN
         """
 def masked_attention(q, k, v, mask):
@@ -27,7 +35,7 @@ def masked_attention(q, k, v, mask):
     return scores.softmax(dim=-1) @ v
 """,
     ],
-    "heads": [
+    "to_heads_from_heads": [
         # a reshape without the transpose mixes tokens into heads
         """
 def to_heads(x, H):
@@ -74,7 +82,7 @@ def mha_parameters(E, H):
     return 3 * E * E + 3 * E + E * E * 2 // H + E
 """,
     ],
-    "path_length": [
+    "max_path_length": [
         # the two layers swapped
         """
 def max_path_length(layer, n):
@@ -95,6 +103,10 @@ def max_path_length(layer, n):
     "wrong_entry": [
         # the diagonal: j < i, as some texts write it
         """
+wrong_entry = "c"
+""",
+        # an entry below the diagonal, which is right
+        """
 wrong_entry = "d"
 """,
         """
@@ -110,10 +122,12 @@ wrong_entry = (1, 2)
 DELEGATING = {
     "masked_attention": """
 def masked_attention(q, k, v, mask):
-    from seqlab.attention import scaled_dot_product_attention
-    return scaled_dot_product_attention(q, k, v, mask)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    seen = mask.any(dim=-1, keepdim=True)
+    weights = scores.masked_fill(~mask, float("-inf")).masked_fill(~seen, 0.0).softmax(dim=-1)
+    return weights.masked_fill(~seen, 0.0) @ v
 """,
-    "heads": """
+    "to_heads_from_heads": """
 from seqlab.multihead import merge_heads, split_heads
 def to_heads(x, H):
     return split_heads(x, H)

@@ -1,0 +1,339 @@
+"""Open every student notebook in JupyterLab, in a real browser, as a student does (make check-notebooks).
+
+    python code/tools/check_notebooks.py [--only NAME ...] [--out DIR] [--timeout S]
+
+1. The student notebooks (those the book serves from ``_build/html/_sources/chapters`` when a build
+   is there, else built now by ``student.student_notebook``) are copied into a folder outside the
+   repository; in each, the first question's stub is filled with its reference solution.
+2. A venv holding only what a student installs (the ``seqlab`` wheel with its dependencies,
+   otter-grader, JupyterLab with ipywidgets, myst-nb for ``glue``) is made once, outside the
+   repository (``--venv``, reused while ``requirements.txt`` and the package are unchanged).
+3. JupyterLab starts from that venv on 127.0.0.1 (a free port, a random token) and is stopped at
+   the end. Playwright drives Debian's Chromium (``/usr/bin/chromium``; ``apt-get install -y
+   chromium``) and, per notebook: opens it, saves a screenshot of the first screen, runs all cells
+   from the menu, watches for a progress-bar widget while they run, then saves the notebook and
+   screenshots the first figure.
+4. Per notebook it asserts: no error output (read from the saved notebook), no MyST syntax in
+   the rendered Markdown, every image loaded (``naturalWidth > 0``), a progress-bar widget
+   rendered during training (chapters that train), and the filled answer's ``grader.check``
+   rendered as passing. It prints one line per notebook and exits 1 on any failure.
+
+Screenshots and a JSON report go to ``--out`` (default ``_build/check-notebooks``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import plain_notebook  # noqa: E402
+import student  # noqa: E402
+from course import ROOT, chapters, fill, has_exercises, questions, solutions  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+STUDENT_PACKAGES = ("otter-grader", "jupyterlab", "ipywidgets", "myst-nb")
+# chapters whose notebook trains a model with seqlab.train.fit (a tqdm bar is expected)
+TRAINS = re.compile(r"\bfit\(")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# every cell in the DOM (no windowing), so the checks see the whole notebook; no news pop-up
+OVERRIDES = json.dumps(
+    {
+        "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+        "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
+    }
+)
+
+
+def student_venv(where: Path) -> Path:
+    """A venv with only what a student installs; made once per requirements and package."""
+    key = hashlib.sha256()
+    for path in [
+        ROOT / "requirements.txt",
+        *sorted((ROOT / "code" / "src").rglob("*.py")),
+        ROOT / "code" / "pyproject.toml",
+    ]:
+        key.update(path.read_bytes())
+    venv = where / f"student-venv-{key.hexdigest()[:12]}"
+    python = venv / "bin" / "python"
+    if (venv / ".ready").exists():
+        return venv
+    shutil.rmtree(venv, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    wheel = student.seqlab_wheel()
+    pins = [*student.pinned(), *student.pinned(("otter-grader", "jupyterlab", "ipywidgets"))]
+    myst = student._dist_pin("myst-nb", "myst-nb")
+    cmd = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+           f"{wheel}[text]", *pins, myst]  # fmt: skip
+    print(f"check-notebooks: making the student venv {venv} ...", flush=True)
+    subprocess.run(cmd, check=True)
+    (venv / ".ready").write_text("ok\n")
+    return venv
+
+
+def prepare_notebooks(names: list[str], folder: Path, executed: Path) -> dict[str, str]:
+    """Write the student notebook of each chapter into ``folder``, the first question answered;
+    returns {chapter: the question answered} (empty string for a chapter without exercises)."""
+    site = ROOT / "_build" / "html" / "_sources" / "chapters"
+    answered = {}
+    for path in chapters():
+        if path.stem not in names:
+            continue
+        served = site / path.name
+        if served.is_file():
+            nb = json.loads(served.read_text())
+        else:
+            nb = student.student_notebook(
+                path, student.executed_copy(path, executed if executed.is_dir() else None)
+            )
+        target = folder / path.name
+        target.write_text(json.dumps(nb, indent=1, ensure_ascii=False))
+        answered[path.stem] = ""
+        if has_exercises(path):
+            names_q = [q for q, _ in questions(path)]
+            first = names_q[0]
+            target.write_text(json.dumps(fill(target, {first: solutions(path)[first]}, names_q), indent=1))
+            answered[path.stem] = first
+    return answered
+
+
+def start_lab(venv: Path, folder: Path, port: int, token: str, log) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SEQLAB_", "JUPYTER", "VIRTUAL_ENV"))}
+    env.update(JUPYTER_CONFIG_DIR=str(folder.parent / "jupyter-config"),
+               JUPYTER_RUNTIME_DIR=str(folder.parent / "run"),
+               OMP_WAIT_POLICY="PASSIVE", PATH=f"{venv / 'bin'}:{env.get('PATH', '')}")  # fmt: skip
+    cmd = [str(venv / "bin" / "jupyter"), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+           f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}",
+           "--ServerApp.port_retries=0"]  # fmt: skip
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    proc = subprocess.Popen(cmd, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("JupyterLab exited at start; see its log")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2):
+                return proc
+        except OSError:
+            time.sleep(1)
+    proc.terminate()
+    raise RuntimeError("JupyterLab did not answer within 120 s")
+
+
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook shown, not one left open behind it
+MARKDOWN_TEXT = (
+    f"Array.from(document.querySelectorAll('{PANEL} .jp-RenderedMarkdown')).map(e => e.innerText).join('\\n')"
+)
+IMAGES = (
+    "Array.from(document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook img'))"
+    ".map(i => ({src: i.src.slice(0, 60), w: i.naturalWidth, done: i.complete}))"
+)
+BUSY = (
+    "Array.from(document.querySelectorAll("
+    "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt'))"
+    ".filter(p => p.innerText.includes('*')).length"
+)
+WIDGETS = (
+    "document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) "
+    ".widget-progress, .jp-NotebookPanel:not(.lm-mod-hidden) .widget-hprogress').length"
+)
+
+
+def check_one(page, base: str, token: str, name: str, question: str, out: Path, timeout: float) -> dict:
+    report = {"chapter": name, "errors": [], "problems": []}
+    # ?reset: a fresh workspace, with no notebook of the one before still open
+    page.goto(f"{base}/lab/tree/{name}.ipynb?reset&token={token}")
+    page.wait_for_selector(f"{PANEL} .jp-Notebook .jp-Cell", timeout=120_000)
+    page.wait_for_function(
+        "document.querySelector('.jp-Notebook-ExecutionIndicator') !== null", timeout=120_000
+    )
+    time.sleep(3)  # the Markdown renders and the kernel starts
+    page.screenshot(path=str(out / f"{name}-first-screen.png"))
+    markdown = page.evaluate(MARKDOWN_TEXT)
+    raw = plain_notebook.myst_markup(markdown) + re.findall(r"\{(?:glue|doc|cite|numref|ref)[:}]", markdown)
+    report["raw_markup"] = len(raw)
+    if raw:
+        report["problems"].append(f"MyST markup in the rendered page: {raw[:5]}")
+    # run everything from the menu, as a student would
+    page.click("text=Run", timeout=30_000)
+    page.click("text=Run All Cells", timeout=30_000)
+    start, widgets_seen = time.monotonic(), 0
+    time.sleep(2)
+    while time.monotonic() - start < timeout:
+        now = page.evaluate(WIDGETS)
+        if now and not widgets_seen:  # the first tqdm bar, as the student sees it while it trains
+            try:
+                page.locator(f"{PANEL} .widget-hprogress, {PANEL} .widget-progress").first.locator(
+                    "xpath=ancestor::div[contains(@class, 'jp-OutputArea-output')][1]"
+                ).screenshot(path=str(out / f"{name}-progress-bar.png"), timeout=5_000)
+            except Exception:  # noqa: BLE001  (the bar may close before the shot: the count stands)
+                pass
+        widgets_seen = max(widgets_seen, now)
+        if page.evaluate(BUSY) == 0:
+            time.sleep(2)
+            if page.evaluate(BUSY) == 0:
+                break
+        time.sleep(1)
+    else:
+        report["problems"].append(f"still running after {timeout:.0f} s")
+    report["seconds"] = round(time.monotonic() - start, 1)
+    widgets_seen = max(widgets_seen, page.evaluate(WIDGETS))
+    report["progress_widgets"] = widgets_seen
+    page.keyboard.press("Control+s")
+    time.sleep(3)
+    # images: every one loaded
+    for _ in range(20):  # give the last outputs' images a moment
+        images = page.evaluate(IMAGES)
+        if all(i["done"] for i in images):
+            break
+        time.sleep(0.5)
+    report["images"] = len(images)
+    report["images_loaded"] = sum(1 for i in images if i["w"] > 0)
+    if report["images_loaded"] != report["images"]:
+        report["problems"].append(f"{report['images'] - report['images_loaded']} images not loaded")
+    first_figure = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown img").first
+    if first_figure.count():
+        first_figure.scroll_into_view_if_needed()
+        first_figure.screenshot(path=str(out / f"{name}-first-figure.png"))
+    else:
+        report["problems"].append("no figure in the Markdown")
+    # the saved notebook: error outputs, and the answered question's check
+    saved = json.loads((Path(report_folder(page)) / f"{name}.ipynb").read_text())
+    for cell in saved["cells"]:
+        for o in cell.get("outputs", []):
+            if o.get("output_type") == "error":
+                report["errors"].append(f"{o.get('ename')}: {o.get('evalue', '')[:200]}")
+    code = [c for c in saved["cells"] if c["cell_type"] == "code"]
+    report["cells_run"] = f"{sum(1 for c in code if c.get('execution_count'))}/{len(code)}"
+    if any(not c.get("execution_count") for c in code):
+        report["problems"].append(f"only {report['cells_run']} code cells ran")
+    if report["errors"]:
+        report["problems"].append(f"{len(report['errors'])} error outputs: {report['errors'][:3]}")
+    if question:
+        cells = [c for c in saved["cells"] if f'grader.check("{question}")' in "".join(c["source"])]
+        text = " ".join(
+            json.dumps(o.get("data", o.get("text", ""))) for c in cells for o in c.get("outputs", [])
+        )
+        report["check_passed"] = bool(cells) and "passed" in text and "failed" not in text.lower()
+        if not report["check_passed"]:
+            report["problems"].append(f'grader.check("{question}") not shown as passing: {text[:300]}')
+    if TRAINS.search(json.dumps(saved["cells"])) and widgets_seen == 0:
+        report["problems"].append("no progress-bar widget seen while the notebook trained")
+    # what a student reads under an unanswered question's grader.check
+    failed = page.locator(f"{PANEL} .jp-OutputArea-output", has_text="failed").first
+    if failed.count():
+        failed.scroll_into_view_if_needed()
+        failed.screenshot(path=str(out / f"{name}-feedback.png"))
+        report["feedback"] = failed.inner_text()[:600]
+    page.screenshot(path=str(out / f"{name}-after-run.png"))
+    return report
+
+
+_FOLDER: dict[int, str] = {}
+
+
+def report_folder(page) -> str:
+    return _FOLDER[id(page.context)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", help="chapter names; default all")
+    parser.add_argument("--out", type=Path, default=ROOT / "_build" / "check-notebooks")
+    parser.add_argument("--venv", type=Path, default=Path(tempfile.gettempdir()) / "seqlab-check-notebooks")
+    parser.add_argument("--executed", type=Path, default=ROOT / "_build" / "jupyter_execute",
+                        help="a build's executed notebooks, for the book's values in the text")  # fmt: skip
+    parser.add_argument("--timeout", type=float, default=900, help="seconds for one notebook's Run All")
+    args = parser.parse_args(argv)
+    names = [p.stem for p in chapters() if not args.only or p.stem in args.only]
+    if args.only and len(names) != len(args.only):
+        parser.error(f"unknown chapter among {args.only}")
+    if not Path(CHROMIUM).exists():
+        parser.error(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    from playwright.sync_api import sync_playwright
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    args.venv.mkdir(parents=True, exist_ok=True)
+    venv = student_venv(args.venv)
+    settings = venv / "share" / "jupyter" / "lab" / "settings"
+    settings.mkdir(parents=True, exist_ok=True)
+    (settings / "overrides.json").write_text(OVERRIDES)
+    work = Path(tempfile.mkdtemp(prefix="seqlab-student-"))  # outside the repository
+    folder = work / "notebooks"
+    folder.mkdir()
+    answered = prepare_notebooks(names, folder, args.executed)
+    port, token = _free_port(), secrets.token_hex(16)
+    reports = []
+    with open(args.out / "jupyterlab.log", "w") as log:
+        lab = start_lab(venv, folder, port, token, log)
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+                context = browser.new_context(viewport={"width": 1280, "height": 900})
+                page = context.new_page()
+                _FOLDER[id(context)] = str(folder)
+                for name in names:
+                    try:
+                        report = check_one(page, f"http://127.0.0.1:{port}", token, name, answered[name],
+                                           args.out, args.timeout)  # fmt: skip
+                    except Exception as exc:  # noqa: BLE001  (one notebook's failure is reported, the rest run)
+                        report = {"chapter": name, "problems": [f"{type(exc).__name__}: {exc}"]}
+                    reports.append(report)
+                    print(
+                        f"{name}: raw markup {report.get('raw_markup')}, images {report.get('images_loaded')}"
+                        f"/{report.get('images')} loaded, errors {len(report.get('errors', []))}, progress "
+                        f"widgets {report.get('progress_widgets')}, "
+                        f"check passed {report.get('check_passed')}, "
+                        f"cells run {report.get('cells_run')}, {report.get('seconds')} s"
+                        + (f"  PROBLEMS: {report['problems']}" if report["problems"] else ""),
+                        flush=True,
+                    )
+                    # close the notebook (and its kernel) before the next
+                    page.goto("about:blank")
+                    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/sessions?token={token}")
+                    with urllib.request.urlopen(req) as r:
+                        for s in json.load(r):
+                            kill = urllib.request.Request(
+                                f"http://127.0.0.1:{port}/api/sessions/{s['id']}?token={token}",
+                                method="DELETE",
+                            )
+                            urllib.request.urlopen(kill).close()
+                browser.close()
+        finally:
+            lab.terminate()
+            try:
+                lab.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                lab.kill()
+    (args.out / "report.json").write_text(json.dumps(reports, indent=1))
+    shutil.rmtree(work, ignore_errors=True)
+    bad = [r["chapter"] for r in reports if r["problems"]]
+    print(
+        f"check-notebooks: {len(reports) - len(bad)} of {len(reports)} notebooks pass; "
+        f"screenshots in {args.out}"
+    )
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""Student notebooks read well with no extension: no MyST markup left, figures embedded, the
+package code the page shows present, links to the book's site, author-year citations with a
+reference list, hidden cells collapsed with a one-line title (code/tools/plain_notebook.py)."""
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import plain_notebook as pn
+import pytest
+import student
+from course import chapters
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = chapters()
+
+
+def _text(cell):
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+@pytest.fixture(scope="module")
+def converted():
+    return {
+        nb.stem: pn.plain(student.studentize(json.loads(nb.read_text())), f"chapters/{nb.stem}")
+        for nb in CHAPTERS
+    }
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.stem)
+def test_no_myst_markup_is_left(converted, notebook):
+    nb = converted[notebook.stem]
+    left = [x for c in nb["cells"] if c["cell_type"] == "markdown" for x in pn.myst_markup(_text(c))]
+    assert left == []
+    text = "\n".join(_text(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert "images/" not in text, "a figure still points at a file the notebook does not carry"
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.stem)
+def test_every_diagram_is_embedded_with_its_caption(converted, notebook):
+    source = "\n".join(
+        _text(c) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "markdown"
+    )
+    figures = re.findall(r"^```\{figure\} images/(\S+)\.svg", source, re.M)
+    assert figures, "every chapter has a concept diagram"
+    nb = converted[notebook.stem]
+    for stem in figures:
+        (cell,) = [c for c in nb["cells"] if f"attachment:{stem}.png" in _text(c)]
+        png = base64.b64decode(cell["attachments"][f"{stem}.png"]["image/png"])
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 2000
+        after = _text(cell).split(f"attachment:{stem}.png)", 1)[1]
+        assert re.search(r"^\*\S", after.strip(), re.M), "the caption follows the image"
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.stem)
+def test_the_package_code_the_page_shows_is_in_the_notebook(converted, notebook):
+    source = "\n".join(
+        _text(c) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "markdown"
+    )
+    includes = list(re.finditer(r"^```\{literalinclude\} (\S+)\n((?::[^\n]*\n)*)", source, re.M))
+    text = "\n".join(_text(c) for c in converted[notebook.stem]["cells"])
+    for m in includes:
+        options = dict(re.findall(r"^:([a-z\-]+):\s*(.*)$", m.group(2), re.M))
+        path = (notebook.parent / m.group(1)).resolve()
+        assert path.is_relative_to(ROOT / "code" / "src" / "seqlab")
+        code = pn.included_code(path, options)
+        assert len(code.splitlines()) >= 3
+        assert f"```python\n{code}\n```" in text
+        # the same lines as in the file, in order (a real excerpt, not a rewrite)
+        assert code.replace(" ", "") in path.read_text().replace(" ", "") or options.get("dedent")
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.stem)
+def test_links_citations_and_hidden_cells(converted, notebook):
+    nb = converted[notebook.stem]
+    text = "\n".join(_text(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+    site = "https://seqlab-course.github.io/seqlab/"
+    links = re.findall(r"\]\((https?://[^)]+)\)", text)
+    assert all(
+        u.startswith(site) or "doi.org" in u or "arxiv" in u or "aclanthology" in u or "http" in u
+        for u in links
+    )
+    source = json.loads(notebook.read_text())["cells"]
+    if any("{cite" in _text(c) for c in source):
+        assert _text(nb["cells"][-1]).startswith("## References")
+        assert re.search(r"\w+( et al\.| and \w+)?,? \(?\d{4}", text)
+    for cell in nb["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] == "code" and set(tags) & {"remove-cell", "remove-input", "hide-input"}:
+            if "solution" in tags:
+                continue
+            assert (
+                cell["metadata"]["jupyter"]["source_hidden"] is True
+                and cell["metadata"]["cellView"] == "form"
+            )
+            assert _text(cell).startswith("# @title ") and len(_text(cell).splitlines()[0]) < 100
+
+
+def test_doc_links_point_at_the_pages_of_the_site():
+    conv = pn.Converter("chapters/luong", {})
+    assert conv.inline("see {doc}`bahdanau`") == (
+        f"see [{pn.titles()['chapters/bahdanau']}](https://seqlab-course.github.io/seqlab/chapters/bahdanau.html)"
+    )
+    assert (
+        conv.inline("{doc}`the start <../intro>`")
+        == "[the start](https://seqlab-course.github.io/seqlab/intro.html)"
+    )
+    assert "lstm.html#fig-lstm-cell" in conv.inline("{numref}`fig-lstm-cell`")
+
+
+def test_citations_are_author_year():
+    conv = pn.Converter("chapters/x", {})
+    assert conv.inline("{cite:t}`vaswani2017attention`") == "Vaswani et al. (2017)"
+    assert (
+        conv.inline("{cite:p}`cheng2016long,vaswani2017attention`")
+        == "(Cheng et al., 2016; Vaswani et al., 2017)"
+    )
+    assert conv.references().startswith("## References")
+    assert "Łukasz Kaiser" in conv.references()
+
+
+def test_glued_values_come_from_the_executed_notebook(tmp_path):
+    executed = tmp_path / "x.ipynb"
+    record = {
+        "output_type": "display_data",
+        "metadata": {"scrapbook": {"name": "acc", "mime_prefix": pn.GLUE_PREFIX}},
+        "data": {pn.GLUE_PREFIX + "text/plain": "0.98765", pn.GLUE_PREFIX + "image/png": "iVBORw0KGgo="},
+    }
+    executed.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "", "outputs": [record]}]}))
+    md = {"cell_type": "markdown", "metadata": {}, "source": "It reached {glue:text}`acc:.1%`."}
+    nb = pn.plain({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [md]}, "chapters/x", executed)
+    assert "It reached **98.8%**." in [_text(c) for c in nb["cells"]]
+    assert "Numbers in **bold**" in _text(nb["cells"][0])
+    nb = pn.plain({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [md]}, "chapters/x", None)
+    assert "It reached `acc`." in [_text(c) for c in nb["cells"]]
+
+
+def test_site_url_follows_the_repository_url(tmp_path):
+    (tmp_path / "_config.yml").write_text("repository:\n  url: https://github.com/Some-Org/my-course\n")
+    assert pn.site_url(tmp_path) == "https://some-org.github.io/my-course/"
+
+
+def test_the_downloaded_notebook_is_plain_too():
+    """The otter-built student notebook (what the download button serves) goes through the same steps."""
+    nb = student.student_notebook(ROOT / "chapters" / "self_attention.ipynb")
+    assert student.SETUP_TAG in nb["cells"][0]["metadata"]["tags"]
+    left = [x for c in nb["cells"] if c["cell_type"] == "markdown" for x in pn.myst_markup(_text(c))]
+    assert left == []
+    assert any("wrong_entry = (" in _text(c) for c in nb["cells"])
+
+
+def test_glued_values_from_the_store_myst_nb_writes(tmp_path):
+    """myst-nb moves glued outputs out of the executed notebook into ``<name>.glue.json``."""
+    executed = tmp_path / "x.ipynb"
+    executed.write_text(json.dumps({"cells": []}))
+    (tmp_path / "x.glue.json").write_text(json.dumps({"n": {"data": {"text/plain": "1234"}}}))
+    conv = pn.Converter("chapters/x", pn.glued_outputs(executed))
+    assert conv.inline("{glue:text}`n:,`, {glue:text}`n`") == "**1,234**, **1234**"
