@@ -317,8 +317,12 @@ def number_words_split(
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     if max_value < 10:
         raise ValueError(f"max_value must be at least 10, got {max_value}")
-    pairs = ((num2words(v, lang=source_lang), num2words(v, lang=target_lang)) for v in range(max_value + 1))
-    return [(s, t) for s, t in pairs if split_of(f"{source_lang}:{s}".encode()) == split]
+    sources = ((v, num2words(v, lang=source_lang)) for v in range(max_value + 1))
+    return [
+        (s, num2words(v, lang=target_lang))
+        for v, s in sources
+        if split_of(f"{source_lang}:{s}".encode()) == split
+    ]
 
 
 def associative_recall_task(
