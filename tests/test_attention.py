@@ -21,7 +21,7 @@ def test_scratch_equals_torch_sdpa_forward_and_backward(dtype, tol, masked):
     mask = padding_mask([5, 3], 5)[:, None, None, :] if masked else None
     outs, grads = [], []
     for impl in ("scratch", "torch"):
-        out = sdpa(q, k, v, mask, impl=impl)
+        out, _ = sdpa(q, k, v, mask, impl=impl)
         grads.append(torch.autograd.grad(out.square().sum(), (q, k, v)))
         outs.append(out)
     reference = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
@@ -34,7 +34,7 @@ def test_scratch_equals_torch_sdpa_forward_and_backward(dtype, tol, masked):
 def test_weights_are_row_stochastic_and_respect_the_mask():
     q, k, v = _qkv()
     mask = causal_mask(4, 5)
-    out, weights = sdpa(q, k, v, mask, return_weights=True)
+    out, weights = sdpa(q, k, v, mask)
     torch.testing.assert_close(weights.sum(-1), torch.ones(2, 3, 4, dtype=torch.float64))
     assert torch.all(weights[..., ~mask] == 0)
     torch.testing.assert_close(out, weights @ v)
@@ -45,18 +45,20 @@ def test_fully_masked_rows_give_zeros_and_finite_gradients(impl):
     q, k, v = _qkv()
     mask = torch.ones(4, 5, dtype=torch.bool)
     mask[2] = False  # query 2 may attend to nothing
-    out = sdpa(q, k, v, mask, impl=impl)
+    out, _ = sdpa(q, k, v, mask, impl=impl)
     assert torch.all(out[:, :, 2] == 0) and torch.isfinite(out).all()
     grads = torch.autograd.grad(out.sum(), (q, k, v))
     assert all(torch.isfinite(g).all() for g in grads)
     if impl == "scratch":
-        _, weights = sdpa(q, k, v, mask, return_weights=True)
+        _, weights = sdpa(q, k, v, mask)
         assert torch.all(weights[:, :, 2] == 0)
 
 
 def test_scale_is_applied():
     q, k, v = _qkv()
-    torch.testing.assert_close(sdpa(q, k, v, scale=0.5), F.scaled_dot_product_attention(q, k, v, scale=0.5))
+    torch.testing.assert_close(
+        sdpa(q, k, v, scale=0.5)[0], F.scaled_dot_product_attention(q, k, v, scale=0.5)
+    )
 
 
 @pytest.mark.parametrize(
@@ -78,7 +80,6 @@ def test_scale_is_applied():
         ((torch.randn(2, 3, 4),) * 3, {"mask": torch.ones(3, 3)}, TypeError, "bool"),
         ((torch.randn(2, 3, 4),) * 3, {"mask": torch.ones(2, 2, dtype=torch.bool)}, ValueError, "broadcast"),
         ((torch.randn(2, 3, 4),) * 3, {"impl": "flash"}, ValueError, "impl"),
-        ((torch.randn(2, 3, 4),) * 3, {"impl": "torch", "return_weights": True}, ValueError, "weights"),
         # a mask with more batch dimensions than the scores would silently enlarge the output
         (
             (torch.randn(2, 3, 4),) * 3,
@@ -114,7 +115,7 @@ def test_bad_input(args, kwargs, error, message):
 def test_empty_batches_and_sequences_behave_as_in_torch(impl):
     for n, length, source in ((0, 3, 4), (2, 0, 4), (2, 3, 0)):
         q, k, v = torch.randn(n, length, 5), torch.randn(n, source, 5), torch.randn(n, source, 6)
-        out = sdpa(q, k, v, impl=impl)
+        out, _ = sdpa(q, k, v, impl=impl)
         torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v))
         assert out.shape == (n, length, 6)
 
@@ -188,11 +189,12 @@ def test_window_functions_refuse_bad_arguments():
 def test_dropout_on_the_weights_both_paths():
     torch.manual_seed(3)
     q, k, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 6)
-    out, weights = sdpa(q, k, v, return_weights=True, dropout_p=1.0)  # every weight dropped
+    out, weights = sdpa(q, k, v, dropout_p=1.0)  # every weight dropped
     assert torch.all(out == 0)
     torch.testing.assert_close(weights.sum(-1), torch.ones(2, 3))  # weights before dropout
-    assert torch.all(sdpa(q, k, v, impl="torch", dropout_p=1.0) == 0)
-    torch.testing.assert_close(sdpa(q, k, v, dropout_p=0.0), sdpa(q, k, v, impl="torch"))
+    fused, none = sdpa(q, k, v, impl="torch", dropout_p=1.0)
+    assert torch.all(fused == 0) and none is None  # the fused kernel forms no weights
+    torch.testing.assert_close(sdpa(q, k, v, dropout_p=0.0)[0], sdpa(q, k, v, impl="torch")[0])
     for bad in (-0.1, 1.5, True, "0.1"):
         with pytest.raises(ValueError, match="dropout_p"):
             sdpa(q, k, v, dropout_p=bad)

@@ -2,8 +2,9 @@ import pytest
 import torch
 from torch import nn
 
-from seqlab.attention import scaled_dot_product_attention
+from seqlab.masks import causal_mask
 from seqlab.multihead import (
+    KV,
     AttentionPooling,
     MultiheadAttention,
     UnequalHeadsAttention,
@@ -41,7 +42,7 @@ def test_equals_nn_multihead_attention(dtype, bias, masks, need_weights):
         query = memory
         kwargs["attn_mask"] = torch.ones(6, 6, dtype=torch.bool).triu(1)
     out_ref, w_ref = reference(query, memory, memory, need_weights=need_weights, **kwargs)
-    out, w = ours(query, memory, memory, need_weights=need_weights, **kwargs)
+    out, w, _ = ours(query, memory, memory, need_weights=need_weights, **kwargs)
     torch.testing.assert_close(out, out_ref, **TOLERANCE[dtype])
     if need_weights:
         torch.testing.assert_close(w, w_ref, **TOLERANCE[dtype])
@@ -58,7 +59,7 @@ def test_per_head_weights_and_is_causal():
     x = torch.randn(2, 5, 8, dtype=torch.float64)
     causal = torch.ones(5, 5, dtype=torch.bool).triu(1)
     _, w_ref = reference(x, x, x, attn_mask=causal, average_attn_weights=False)
-    _, w = ours(x, x, x, is_causal=True, average_attn_weights=False)
+    _, w, _ = ours(x, x, x, is_causal=True, average_attn_weights=False)
     assert w.shape == (2, 2, 5, 5)
     torch.testing.assert_close(w, w_ref)
 
@@ -68,8 +69,8 @@ def test_fast_path_agrees_and_fully_masked_rows_are_zero():
     x = torch.randn(2, 5, 8, dtype=torch.float64)
     padding = torch.zeros(2, 5, dtype=torch.bool)
     padding[1] = True  # every key of sequence 1 is padding
-    slow, _ = ours(x, x, x, key_padding_mask=padding, need_weights=True)
-    fast, _ = ours(x, x, x, key_padding_mask=padding, need_weights=False, impl="torch")
+    slow, _, _ = ours(x, x, x, key_padding_mask=padding, need_weights=True)
+    fast, _, _ = ours(x, x, x, key_padding_mask=padding, need_weights=False, impl="torch")
     torch.testing.assert_close(slow, fast)
     expected = ours.out_proj.bias.expand(5, 8)  # zero attention output, then the output bias
     torch.testing.assert_close(slow[1], expected)
@@ -124,7 +125,6 @@ def test_errors():
         ours(x, x, x, attn_mask=torch.zeros(4, 5, dtype=torch.bool))
     with pytest.raises(ValueError, match="batch_first"):
         MultiheadAttention.from_torch(nn.MultiheadAttention(8, 2))
-    assert scaled_dot_product_attention  # imported for the module under test
 
 
 def test_clear_errors_for_dtypes_masks_and_sizes():
@@ -152,7 +152,7 @@ def test_clear_errors_for_dtypes_masks_and_sizes():
 def test_empty_batch_as_in_torch():
     reference, ours = _pair(torch.float32)
     x = torch.randn(0, 5, 8)
-    out, w = ours(x, x, x)
+    out, w, _ = ours(x, x, x)
     out_ref, w_ref = reference(x, x, x)
     assert out.shape == out_ref.shape == (0, 5, 8) and w.shape == w_ref.shape
 
@@ -170,3 +170,78 @@ def test_pooling_and_unequal_heads_refuse_bad_inputs():
         layer(torch.randn(2, 3, 6), torch.randn(2, 3, 4))
     with pytest.raises(TypeError, match="x_q has dtype torch.int64"):
         layer(torch.ones(2, 3, 6, dtype=torch.long), torch.randn(2, 3, 6))
+
+
+ANTI_CAUSAL = torch.ones(5, 5, dtype=torch.bool).tril(-1)  # torch's meaning: query i ignores keys j < i
+CAUSAL = torch.ones(5, 5, dtype=torch.bool).triu(1)  # query i ignores keys j > i
+STRICTER = CAUSAL | torch.eye(5, dtype=torch.bool).roll(-1, 0).tril(-1)  # causal, and i ignores i - 1
+
+
+@pytest.mark.parametrize("is_causal", [False, True])
+@pytest.mark.parametrize("attn", ["none", "causal", "stricter", "anti-causal"])
+@pytest.mark.parametrize("padding", [False, True])
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_is_causal_with_every_mask_against_torch(is_causal, attn, padding, need_weights):
+    """One rule: is_causal applies the causal mask; a mask given with it must hide every later key
+    (then it is used, as torch uses it when it forms the weights), else a ValueError."""
+    reference, ours = _pair(torch.float64)
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    attn_mask = {"none": None, "causal": CAUSAL, "stricter": STRICTER, "anti-causal": ANTI_CAUSAL}[attn]
+    kpm = torch.tensor([[False] * 5, [False, False, True, False, False]]) if padding else None  # no row empty
+    kwargs = dict(key_padding_mask=kpm, need_weights=need_weights)
+    if is_causal and attn == "anti-causal":
+        with pytest.raises(ValueError, match="attn_mask lets a query see a later key"):
+            ours(x, x, x, attn_mask=attn_mask, is_causal=True, **kwargs)
+        return
+    out, weights, _ = ours(x, x, x, attn_mask=attn_mask, is_causal=is_causal, **kwargs)
+    # torch's answer where it is defined: the mask itself (the causal mask when only is_causal)
+    expected = CAUSAL if is_causal and attn_mask is None else attn_mask
+    out_ref, weights_ref = reference(x, x, x, attn_mask=expected, **kwargs)
+    torch.testing.assert_close(out, out_ref)
+    if need_weights:
+        torch.testing.assert_close(weights, weights_ref)
+    if attn_mask is not None and (attn != "stricter" or need_weights):  # torch's hint is then safe
+        hinted, _ = reference(x, x, x, attn_mask=attn_mask, is_causal=is_causal, **kwargs)
+        torch.testing.assert_close(out, hinted)
+
+
+def test_the_cache_and_a_projected_memory_give_the_full_attention():
+    torch.manual_seed(4)
+    mha = MultiheadAttention(8, 2).double()
+    x, memory = torch.randn(2, 5, 8, dtype=torch.float64), torch.randn(2, 6, 8, dtype=torch.float64)
+    full, _, kv = mha(x, x, x, is_causal=True)
+    assert isinstance(kv, KV) and kv.keys.shape == kv.values.shape == (2, 2, 5, 4)
+    cache = None
+    for t in range(5):  # one position at a time, over the cached ones: the causal result
+        out, _, cache = mha(x[:, t : t + 1], x[:, t : t + 1], x[:, t : t + 1], cache=cache)
+        torch.testing.assert_close(out[:, 0], full[:, t])
+        assert cache.keys.shape == (2, 2, t + 1, 4)
+    torch.testing.assert_close(cache.keys, kv.keys)
+    padding = torch.tensor([[False] * 6, [False] * 2 + [True] * 4])
+    cross, weights, _ = mha(x, memory, memory, key_padding_mask=padding)
+    projected = mha.project_kv(memory)
+    again, weights_again, same = mha(x, None, None, key_padding_mask=padding, memory_kv=projected)
+    torch.testing.assert_close(again, cross)
+    torch.testing.assert_close(weights_again, weights)
+    assert same is projected
+    with pytest.raises(ValueError, match="memory_kv"):
+        mha(x, memory, memory, memory_kv=projected)
+    with pytest.raises(ValueError, match="memory_kv"):
+        mha(x, None, None)
+    with pytest.raises(ValueError, match=r"\(N, H, S, D\) = \(2, 2, 6, 4\)"):
+        mha(x, None, None, memory_kv=KV(projected.keys[:, :1], projected.values))
+    with pytest.raises(ValueError, match="not both"):
+        mha(x, x, x, mask=causal_mask(5), is_causal=True)
+
+
+def test_from_torch_carries_the_attention_dropout():
+    reference = nn.MultiheadAttention(8, 2, dropout=0.5, batch_first=True).double()
+    ours = MultiheadAttention.from_torch(reference)
+    assert ours.dropout == 0.5 and ours.training
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    torch.manual_seed(11)
+    out_ref, _ = reference(x, x, x)
+    torch.manual_seed(11)
+    out, _, _ = ours(x, x, x)
+    torch.testing.assert_close(out, out_ref)  # the same weights dropped, in training mode
+    assert not torch.allclose(out, ours.eval()(x, x, x)[0])  # no dropout in evaluation

@@ -71,7 +71,7 @@ def test_scratch_equals_fused_equals_torch_or_refuses(inputs):
         blind = ~mask.any(dim=-1, keepdim=True).expand(*expected.shape[:-1], 1)
         expected = expected.masked_fill(blind, 0.0)
     for impl in ("scratch", "torch"):
-        out = sdpa(q, k, v, mask, impl=impl)
+        out, _ = sdpa(q, k, v, mask, impl=impl)
         assert out.shape == expected.shape and out.dtype == q.dtype
         assert torch.isfinite(out).all()
         torch.testing.assert_close(out, expected, **TOLERANCE[q.dtype])
@@ -87,7 +87,7 @@ def test_mixed_or_integer_dtypes_are_refused(dtype, other, which):
     tensors = {name: torch.ones(2, 3, 4, dtype=dtype) for name in "qkv"}
     tensors[which] = tensors[which].to(other)
     if other == dtype:
-        assert sdpa(tensors["q"], tensors["k"], tensors["v"]).dtype == dtype
+        assert sdpa(tensors["q"], tensors["k"], tensors["v"])[0].dtype == dtype
         return
     for impl in ("scratch", "torch"):
         with pytest.raises(TypeError, match=str(other)):
@@ -124,7 +124,7 @@ def test_multihead_equals_nn_multihead_attention(inputs, impl, need_weights):
     query = torch.randn(n, length, e, dtype=dtype)
     memory = query if self_attention else torch.randn(n, source, e, dtype=dtype)
     kwargs = dict(key_padding_mask=padding, attn_mask=attn, need_weights=need_weights)
-    out, weights = ours(query, memory, memory, **kwargs)
+    out, weights, _ = ours(query, memory, memory, **kwargs)
     assert out.shape == (n, length, e) and torch.isfinite(out).all()
     if n == 0 and padding is not None:
         return  # the built-in cannot reshape an empty key_padding_mask (a torch bug); ours is empty

@@ -5,7 +5,9 @@ from torch import nn
 
 from seqlab.decoding import beam_search, greedy
 from seqlab.masks import causal_mask
-from seqlab.multihead import MultiheadAttention, cached_attention, project_kv
+from seqlab import attention
+from seqlab.masks import combine
+from seqlab.multihead import MultiheadAttention
 from seqlab.train import label_smoothed_cross_entropy, warmup_inverse_sqrt, warmup_scheduler
 from seqlab.transformer import DecoderLayer, EncoderLayer, Transformer
 from seqlab.utils import count_parameters
@@ -13,8 +15,11 @@ from seqlab.utils import count_parameters
 E, H, FF = 16, 4, 32
 
 
-def _grads(module):
-    return {name: p.grad.clone() for name, p in module.named_parameters()}
+def _grads(module):  # by torch's parameter names (torch's multihead_attn is our cross_attn)
+    return {
+        name.replace("cross_attn.", "multihead_attn."): p.grad.clone()
+        for name, p in module.named_parameters()
+    }
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
@@ -126,14 +131,54 @@ def test_ablations_run_and_differ(options):
     assert not torch.allclose(out, _model()(src, src_len, tgt_in))
 
 
+def _sequence_log_prob(model, src, src_len, tokens):
+    """log p(tokens | src) of one output (T,) under teacher forcing, without the cache."""
+    tgt_in = torch.cat([torch.ones(1, dtype=torch.long), tokens[:-1]]).unsqueeze(0)  # BOS first
+    log_p = model(src, src_len, tgt_in).log_softmax(-1)[0]  # (T, V)
+    return log_p.gather(1, tokens.unsqueeze(1)).sum().item()
+
+
 def test_greedy_and_beam_search_with_the_cache():
     model = _model()
     src, src_len, _ = _batch()
     out = greedy(model.decoder_step(), model.encode(src, src_len), batch_size=2, max_len=6)
     tgt_in = torch.cat([torch.ones(2, 1, dtype=torch.long), out[:, :-1]], dim=1)
-    assert torch.equal(model(src, src_len, tgt_in).argmax(-1)[:, :1], out[:, :1])
+    assert torch.equal(model(src, src_len, tgt_in).argmax(-1), out)  # every step: the argmax
     beams = beam_search(model.decoder_step(), model.encode(src[:1], src_len[:1]), beam_size=3, max_len=6)
-    assert len(beams) == 3
+    scores = [score for _, score in beams]
+    assert len(beams) == 3 and scores == sorted(scores, reverse=True)
+    for tokens, score in beams:  # the cache, reordered between beams, scores what a full pass does
+        assert abs(_sequence_log_prob(model, src[:1], src_len[:1], tokens) - score) < 1e-4
+    one = beam_search(model.decoder_step(), model.encode(src[:1], src_len[:1]), beam_size=1, max_len=6)
+    assert torch.equal(one[0][0], out[0])  # a beam of one is greedy decoding
+
+
+def test_the_attention_path_chosen_is_the_one_that_runs(monkeypatch):
+    calls = {"fused": 0, "scratch": 0}
+    fused, softmax = F.scaled_dot_product_attention, attention.masked_softmax
+
+    def counted(kind, fn):
+        def wrapper(*args, **kwargs):
+            calls[kind] += 1
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(F, "scaled_dot_product_attention", counted("fused", fused))
+    monkeypatch.setattr(attention, "masked_softmax", counted("scratch", softmax))
+    src, src_len, tgt_in = _batch()
+    results = {}
+    for impl in ("torch", "scratch"):
+        model = _model(impl=impl, dropout=0.0).train()
+        calls.update(fused=0, scratch=0)
+        logits = model(src, src_len, tgt_in)
+        logits.square().sum().backward()
+        # 2 encoder layers x 1 attention + 2 decoder layers x 2 attentions, all on the chosen path
+        assert calls == {"fused": 6 if impl == "torch" else 0, "scratch": 6 if impl == "scratch" else 0}
+        results[impl] = logits, {name: p.grad for name, p in model.named_parameters()}
+    torch.testing.assert_close(results["scratch"][0], results["torch"][0], atol=1e-5, rtol=1e-5)
+    for name, grad in results["torch"][1].items():
+        torch.testing.assert_close(results["scratch"][1][name], grad, atol=1e-5, rtol=1e-4, msg=name)
 
 
 def test_bad_inputs_are_named():
@@ -272,37 +317,22 @@ def test_decoder_layer_step_equals_forward_with_the_same_mask_meaning():
     y, memory = torch.randn(2, 5, E), torch.randn(2, 6, E)
     pad = _pad(2, 6, [6, 3])  # True = padding, in step as in forward
     full = dec(y, memory, tgt_is_causal=True, memory_key_padding_mask=pad)
-    memory_kv, cache = project_kv(dec.multihead_attn, memory), None
+    memory_kv, cache = dec.cross_attn.project_kv(memory), None
+    keys = combine(None, ~pad)  # (N, 1, 1, S), seqlab's meaning: True = a real memory position
     for t in range(5):
-        out, cache = dec.step(y[:, t : t + 1], memory_kv, cache, memory_key_padding_mask=pad)
+        out, _, cache = dec.decode(y[:, t : t + 1], memory_kv, None, keys, cache)
         torch.testing.assert_close(out[:, 0], full[:, t], atol=1e-5, rtol=1e-5)
-
-
-def test_cached_attention_equals_multihead_attention():
-    torch.manual_seed(8)
-    mha = MultiheadAttention(E, H).eval()
-    x = torch.randn(2, 5, E)
-    expected, _ = mha(x, x, x, is_causal=True)
-    cache = None
-    for t in range(5):  # one position at a time, over the cached ones
-        out, _, cache = cached_attention(mha, x[:, t : t + 1], x[:, t : t + 1], None, cache)
-        torch.testing.assert_close(out[:, 0], expected[:, t], atol=1e-5, rtol=1e-5)
-    allowed = causal_mask(5)
-    out, weights, (keys, values) = cached_attention(mha, x, x, allowed, need_weights=True)
-    torch.testing.assert_close(out, expected, atol=1e-5, rtol=1e-5)
-    assert keys.shape == values.shape == (2, H, 5, E // H) and weights.shape == (2, H, 5, 5)
-    with pytest.raises(ValueError, match="source"):
-        cached_attention(mha, x, None)
 
 
 def test_attention_dropout_acts_on_the_weights():
     torch.manual_seed(9)
-    mha = MultiheadAttention(E, H)
+    mha = MultiheadAttention(E, H, dropout=1.0)
     nn.init.normal_(mha.out_proj.bias)
     x = torch.randn(2, 5, E)
-    out, _, _ = cached_attention(mha, x, x, dropout_p=1.0)  # every weight dropped
+    out, _, _ = mha(x, x, x)  # training mode: every weight dropped
     torch.testing.assert_close(out, mha.out_proj.bias.expand(2, 5, E))
     layer = EncoderLayer(E, H, FF, dropout=0.5)
+    assert layer.self_attn.dropout == 0.5
     torch.testing.assert_close(layer.eval()(x), layer.eval()(x))
     assert not torch.allclose(layer.train()(x), layer.train()(x))
 
@@ -345,3 +375,19 @@ def test_the_same_seed_gives_the_same_untied_model():
     for model in models[1:]:
         for (name, a), b in zip(models[0].named_parameters(), model.parameters()):
             assert torch.equal(a, b), name
+
+
+def test_layers_follow_the_one_is_causal_rule():
+    torch.manual_seed(12)
+    ref = nn.TransformerEncoderLayer(E, H, FF, dropout=0.0, batch_first=True)
+    ours = EncoderLayer.from_torch(ref)
+    x = torch.randn(2, 5, E)
+    causal = ~causal_mask(5)  # torch's meaning: True = ignore
+    expected = ref(x, src_mask=causal)
+    torch.testing.assert_close(ours(x, is_causal=True), expected, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(ours(x, src_mask=causal, is_causal=True), expected, atol=1e-5, rtol=1e-5)
+    with pytest.raises(ValueError, match="src_mask lets a query see a later key"):
+        ours(x, src_mask=torch.ones(5, 5, dtype=torch.bool).tril(-1), is_causal=True)  # i sees j >= i
+    dec = DecoderLayer(E, H, FF)
+    with pytest.raises(ValueError, match="tgt_mask lets a query see a later key"):
+        dec(x, x, tgt_mask=torch.zeros(5, 5, dtype=torch.bool), tgt_is_causal=True)

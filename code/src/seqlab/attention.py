@@ -112,9 +112,8 @@ def scaled_dot_product_attention(
     *,
     scale: float | None = None,
     impl: str = "scratch",
-    return_weights: bool = False,
     dropout_p: float = 0.0,
-) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Attention of queries ``q`` over keys ``k`` and values ``v``.
 
     Args:
@@ -123,14 +122,14 @@ def scaled_dot_product_attention(
         v: (..., S, D_v) values.
         mask: bool, True = may attend, broadcastable to (..., L, S); None attends everywhere.
         scale: multiplies the scores; default 1 / sqrt(D).
-        impl: ``"scratch"`` (the three lines above) or ``"torch"`` (the fused kernel).
-        return_weights: also return the (..., L, S) weights (scratch path only: the fused kernel
-            never forms them).
+        impl: ``"scratch"`` (the three lines above) or ``"torch"`` (the fused kernel, which
+            never forms the weights).
         dropout_p: dropout on the weights (training only: pass 0 in evaluation); the returned
             weights are the ones before dropout.
 
     Returns:
-        out (..., L, D_v), and the weights (..., L, S) if ``return_weights``.
+        ``(out, weights)``: out (..., L, D_v); the weights (..., L, S), or None from the fused
+        kernel.
     """
     batch = _check_qkv(q, k, v)
     if impl not in ("scratch", "torch"):
@@ -142,14 +141,12 @@ def scaled_dot_product_attention(
         raise ValueError(f"dropout_p must be a number in [0, 1], got {dropout_p!r}")
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
     if impl == "torch":
-        if return_weights:
-            raise ValueError("impl='torch' cannot return attention weights; use impl='scratch'")
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale, dropout_p=dropout_p)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale, dropout_p=dropout_p), None
 
     scores = (q @ k.transpose(-2, -1)) * scale  # (..., L, S)
     weights = masked_softmax(scores, mask)  # no allowed key: zeros, not NaN
     out = (F.dropout(weights, dropout_p) if dropout_p > 0 else weights) @ v
-    return (out, weights) if return_weights else out
+    return out, weights
 
 
 SCORES = ("dot", "general", "concat", "additive")

@@ -45,7 +45,8 @@ def select_state(state: State, index: torch.Tensor) -> State:
     if isinstance(state, torch.Tensor):
         return state.index_select(0, index.to(state.device))
     if isinstance(state, (tuple, list)):
-        return type(state)(select_state(s, index) for s in state)
+        rows = [select_state(s, index) for s in state]
+        return type(state)(*rows) if hasattr(state, "_fields") else type(state)(rows)  # named tuples too
     if isinstance(state, dict):
         return {k: select_state(v, index) for k, v in state.items()}
     raise TypeError(f"cannot select rows of a state of type {type(state).__name__}")

@@ -9,7 +9,12 @@ The one exception is at the public boundary of the classes that mirror
 ``nn.MultiheadAttention`` (``seqlab.multihead.MultiheadAttention`` and the Transformer layers):
 they keep torch's meaning for their boolean ``key_padding_mask`` and ``attn_mask`` arguments,
 ``True`` means **ignore**, so that code written for the built-ins works unchanged. They convert
-once, on the way in, with ``from_torch_mha``; ``to_torch_mha`` goes the other way. A float mask is
+once, on the way in, with ``from_torch_args``; ``to_torch_mha`` goes the other way.
+
+**is_causal.** Next to torch-style masks, ``is_causal=True`` applies the causal mask (query i
+sees keys j <= i). With an explicit mask as well, torch takes ``is_causal`` as a hint that the
+mask *is* causal and, depending on ``need_weights``, uses one or the other; seqlab has one rule:
+the mask must hide every key the causal mask hides (else ``ValueError``), and then it is used. A float mask is
 additive (``to_additive``): 0 where allowed, ``-inf`` where not. A query that may attend to no key
 at all gets zeros from seqlab's attention, never NaN.
 
@@ -25,6 +30,7 @@ __all__ = [
     "causal_mask",
     "to_torch_mha",
     "from_torch_mha",
+    "from_torch_args",
     "to_additive",
     "combine",
     "check_mask",
@@ -95,6 +101,54 @@ def to_torch_mha(mask: torch.Tensor) -> torch.Tensor:
 def from_torch_mha(mask: torch.Tensor) -> torch.Tensor:
     """``nn.MultiheadAttention``'s boolean meaning (True = ignore) to seqlab's (True = attend)."""
     return ~check_mask(mask, "mask", "nn.MultiheadAttention's meaning: True = ignore")
+
+
+def from_torch_args(
+    attn_mask: torch.Tensor | None,
+    key_padding_mask: torch.Tensor | None,
+    is_causal: bool,
+    shape: tuple[int, int, int],
+    heads: int | None = None,
+    names: tuple[str, str] = ("attn_mask", "key_padding_mask"),
+    device: torch.device | None = None,
+) -> torch.Tensor | None:
+    """The one conversion of torch-style mask arguments (bool, True = ignore) to one seqlab mask
+    (True = may attend) broadcastable to (N, H, L, S); None if there is nothing to mask.
+
+    Args:
+        attn_mask: (L, S), or (N*H, L, S) when ``heads`` is given (``nn.MultiheadAttention``).
+        key_padding_mask: (N, S), True = padding.
+        is_causal: apply the causal mask; an ``attn_mask`` given too must hide every later key.
+        shape: (N, L, S).  names: the two arguments' names, for the error messages.
+        device: where to build the causal mask.
+    """
+    n, length, source = shape
+    meaning = "True = ignore, as in nn.MultiheadAttention"
+    allowed = causal_mask(length, source, device=device) if is_causal else None
+    if attn_mask is not None:
+        check_mask(attn_mask, names[0], meaning)
+        shapes = {"(L, S)": (length, source)} | (
+            {"(N*H, L, S)": (n * heads, length, source)} if heads else {}
+        )
+        if tuple(attn_mask.shape) not in shapes.values():
+            expected = " or ".join(f"{k} = {v}" for k, v in shapes.items())
+            raise ValueError(f"{names[0]} must be {expected}, got {tuple(attn_mask.shape)}")
+        given = ~attn_mask if attn_mask.dim() == 2 else (~attn_mask).view(n, heads, length, source)
+        if allowed is not None and (given & ~allowed).any():
+            raise ValueError(
+                f"{names[0]} lets a query see a later key, but is_causal=True says it is causal: "
+                "pass is_causal=False to use this mask, or a causal mask"
+            )
+        allowed = given
+    padding = None
+    if key_padding_mask is not None:
+        check_mask(key_padding_mask, names[1], meaning)
+        if key_padding_mask.shape != (n, source):
+            raise ValueError(
+                f"{names[1]} must be (N, S) = ({n}, {source}), got {tuple(key_padding_mask.shape)}"
+            )
+        padding = ~key_padding_mask
+    return combine(allowed, padding)
 
 
 def to_additive(mask: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:

@@ -12,11 +12,18 @@ with an output projection W_o::
 layout, so ``from_torch`` copies one, and the same mask meaning in its signature
 (``key_padding_mask`` and bool ``attn_mask``: True = ignore). Inside, masks are converted once by
 ``seqlab.masks``. Unlike the built-in, a query with every key masked gets zeros, not NaN.
+
+A decoder that writes one token at a time attends from the new position over every earlier one;
+their keys and values do not change, so ``forward`` returns the keys and values it attended over
+and takes them back as ``cache`` (the *KV cache*): each step projects only the new token. For
+cross-attention the memory's keys and values are projected once (``project_kv``) and passed as
+``memory_kv``.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -31,8 +38,7 @@ __all__ = [
     "MultiheadAttention",
     "AttentionPooling",
     "UnequalHeadsAttention",
-    "project_kv",
-    "cached_attention",
+    "KV",
 ]
 
 
@@ -66,17 +72,28 @@ def _check_input(name: str, x: torch.Tensor, embed_dim: int, dtype: torch.dtype)
         raise ValueError(f"{name} must be (N, T, E) with E={embed_dim}, got {tuple(x.shape)}")
 
 
+class KV(NamedTuple):
+    """Keys and values split into heads, each (N, H, S, D): a decoder's cache, or a memory
+    projected once for cross-attention."""
+
+    keys: torch.Tensor
+    values: torch.Tensor
+
+
 class MultiheadAttention(nn.Module):
     """Multi-head attention with ``nn.MultiheadAttention``'s parameters and signature.
 
     Args:
         embed_dim: E.
         num_heads: H; E must be divisible by H.
+        dropout: on the attention weights, in training mode (as ``nn.MultiheadAttention``).
         bias: biases on the input and output projections.
-        impl: default attention path, ``"scratch"`` or ``"torch"``.
+        impl: default attention path, ``"scratch"`` or ``"torch"`` (the fused kernel).
     """
 
-    def __init__(self, embed_dim: int, num_heads: int, bias: bool = True, impl: str = "scratch") -> None:
+    def __init__(
+        self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True, impl: str = "scratch"
+    ) -> None:
         super().__init__()
         for name, value in (("embed_dim", embed_dim), ("num_heads", num_heads)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -85,7 +102,9 @@ class MultiheadAttention(nn.Module):
             raise ValueError(f"embed_dim = {embed_dim} is not divisible by num_heads = {num_heads}")
         if impl not in ("scratch", "torch"):
             raise ValueError(f"impl must be 'scratch' or 'torch', got {impl!r}")
-        self.embed_dim, self.num_heads, self.impl = embed_dim, num_heads, impl
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1:
+            raise ValueError(f"dropout must be a number in [0, 1], got {dropout!r}")
+        self.embed_dim, self.num_heads, self.dropout, self.impl = embed_dim, num_heads, dropout, impl
         self.head_dim = embed_dim // num_heads
         self.in_proj_weight = nn.Parameter(torch.empty(3 * embed_dim, embed_dim))  # W_q; W_k; W_v
         self.in_proj_bias = nn.Parameter(torch.zeros(3 * embed_dim)) if bias else None
@@ -94,53 +113,23 @@ class MultiheadAttention(nn.Module):
         if bias:
             nn.init.zeros_(self.out_proj.bias)
 
-    def _mask(self, attn_mask, key_padding_mask, n: int, length: int, source: int, is_causal: bool):
-        """One bool mask (True = attend) broadcastable to (N, H, L, S), from torch-style inputs."""
-        attn = None
-        if is_causal:
-            attn = _masks.causal_mask(length, source, device=self.in_proj_weight.device)
-        if attn_mask is not None:
-            _masks.check_mask(attn_mask, "attn_mask", "True = ignore, as in nn.MultiheadAttention")
-            allowed = _masks.from_torch_mha(attn_mask)
-            if allowed.dim() == 3:
-                if allowed.shape[0] != n * self.num_heads:
-                    raise ValueError(
-                        f"a 3-D attn_mask must be (N*H, L, S) = ({n * self.num_heads}, {length}, {source}), "
-                        f"got {tuple(allowed.shape)}"
-                    )
-                allowed = allowed.view(n, self.num_heads, length, source)
-            elif allowed.shape != (length, source):
-                raise ValueError(
-                    f"attn_mask must be (L, S) = ({length}, {source}), got {tuple(allowed.shape)}"
-                )
-            attn = allowed if attn is None else attn & allowed
-        padding = None
-        if key_padding_mask is not None:
-            _masks.check_mask(
-                key_padding_mask,
-                "key_padding_mask",
-                "True = ignore that key (padding), as in nn.MultiheadAttention",
-            )
-            if key_padding_mask.shape != (n, source):
-                raise ValueError(
-                    f"key_padding_mask must be (N, S) = ({n}, {source}), got {tuple(key_padding_mask.shape)}"
-                )
-            padding = _masks.from_torch_mha(key_padding_mask)
-        return _masks.combine(attn, padding)
-
     def forward(
         self,
         query: torch.Tensor,
-        key: torch.Tensor,
-        value: torch.Tensor,
+        key: torch.Tensor | None,
+        value: torch.Tensor | None,
         key_padding_mask: torch.Tensor | None = None,
         need_weights: bool = True,
         attn_mask: torch.Tensor | None = None,
         average_attn_weights: bool = True,
         is_causal: bool = False,
+        *,
+        mask: torch.Tensor | None = None,
+        cache: KV | None = None,
+        memory_kv: KV | None = None,
         impl: str | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Attend from ``query`` (N, L, E) over ``key`` (N, S, E) and ``value`` (N, S, E).
+    ) -> tuple[torch.Tensor, torch.Tensor | None, KV]:
+        """Attend from ``query`` (N, L, E) over ``key`` (N, S', E) and ``value`` (N, S', E).
 
         Args:
             key_padding_mask: (N, S) bool, True = ignore that key (padding).
@@ -148,65 +137,112 @@ class MultiheadAttention(nn.Module):
             attn_mask: (L, S) or (N*H, L, S) bool, True = ignore.
             average_attn_weights: average the returned weights over heads: (N, L, S); else
                 (N, H, L, S).
-            is_causal: add a causal mask (query i sees keys j <= i).
+            is_causal: apply the causal mask (query i sees keys j <= i); an ``attn_mask`` given
+                too must hide every key it hides (``seqlab.masks.from_torch_args``).
+            mask: instead of the three above, one mask in seqlab's meaning (True = may attend),
+                broadcastable to (N, H, L, S), for callers that converted theirs already.
+            cache: the keys and values of earlier positions (self-attention while decoding);
+                those of ``key`` and ``value`` are appended to them.
+            memory_kv: keys and values projected already, from ``project_kv`` (cross-attention
+                over a memory projected once); ``key`` and ``value`` are then None.
             impl: ``"scratch"`` or ``"torch"``; None uses the module's default.
 
         Returns:
-            ``(out, weights)``: out (N, L, E); weights as above, or None if not ``need_weights``.
+            ``(out, weights, kv)``: out (N, L, E); weights as above, or None if not
+            ``need_weights``; the keys and values attended over, each (N, H, S, D), to pass
+            back as ``cache`` at the next step.
         """
+        mask = self._check(query, key, value, key_padding_mask, attn_mask, is_causal, mask, cache, memory_kv)
+        q, k, v = self._project(query, key, value)  # x W^T + b: (N, L, E), (N, S', E), (N, S', E)
+        q = split_heads(q, self.num_heads)  # (N, H, L, D)
+        kv = memory_kv if memory_kv is not None else self._append(cache, k, v)  # (N, H, S, D) each
+        impl = "scratch" if need_weights else (impl or self.impl)  # only the scratch path forms weights
+        dropout_p = self.dropout if self.training else 0.0
+        heads, weights = scaled_dot_product_attention(q, *kv, mask, impl=impl, dropout_p=dropout_p)
+        out = self.out_proj(merge_heads(heads))  # concatenate the H heads, then W_o: (N, L, E)
+        if need_weights and average_attn_weights:
+            weights = weights.mean(dim=1)  # (N, L, S)
+        return out, weights if need_weights else None, kv
+
+    def _project(self, query: torch.Tensor, key: torch.Tensor | None, value: torch.Tensor | None):
+        """``query W_q^T + b_q``, ``key W_k^T + b_k``, ``value W_v^T + b_v``, each (N, T, E)
+        (None for an absent key or value). Self-attention uses one packed product."""
+        w, b = self.in_proj_weight, self.in_proj_bias  # W_q; W_k; W_v
+        if query is key and key is value:
+            return F.linear(query, w, b).chunk(3, dim=-1)
+        biases = b.chunk(3) if b is not None else (None,) * 3
+        return [
+            x if x is None else F.linear(x, w_i, b_i)
+            for x, w_i, b_i in zip((query, key, value), w.chunk(3), biases)
+        ]
+
+    def _append(self, cache: KV | None, k: torch.Tensor, v: torch.Tensor) -> KV:
+        """The cached keys and values with those of ``k`` and ``v`` (N, S', E) appended: (N, H, S, D)."""
+        k, v = split_heads(k, self.num_heads), split_heads(v, self.num_heads)
+        if cache is None:
+            return KV(k, v)
+        return KV(torch.cat([cache.keys, k], dim=2), torch.cat([cache.values, v], dim=2))
+
+    def project_kv(self, x: torch.Tensor) -> KV:
+        """The keys and values of ``x`` (N, S, E), split into heads: pass them as ``memory_kv``."""
+        _check_input("x", x, self.embed_dim, self.in_proj_weight.dtype)
+        _, k, v = self._project(None, x, x)
+        return self._append(None, k, v)
+
+    def _check(self, query, key, value, key_padding_mask, attn_mask, is_causal, mask, cache, memory_kv):
+        """Refuse bad inputs, naming the argument; return the one mask (True = may attend)."""
         dtype = self.in_proj_weight.dtype
-        for name, t in (("query", query), ("key", key), ("value", value)):
-            if not isinstance(t, torch.Tensor):
-                raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-            if t.dtype != dtype:
-                raise TypeError(
-                    f"{name} has dtype {t.dtype} but the module's parameters are {dtype}: "
-                    f"convert one of them (e.g. {name}.to({dtype}) or module.to({t.dtype}))"
-                )
-            if t.dim() != 3 or t.shape[-1] != self.embed_dim:
-                raise ValueError(f"{name} must be (N, T, E) with E={self.embed_dim}, got {tuple(t.shape)}")
-        if key.shape[:2] != value.shape[:2] or query.shape[0] != key.shape[0]:
+        if (memory_kv is None) != (key is not None and value is not None) or (
+            memory_kv is not None and cache is not None
+        ):
+            raise ValueError(
+                "pass key and value, or memory_kv with key = value = None; a cache needs key and value"
+            )
+        named = [("query", query)] + ([("key", key), ("value", value)] if memory_kv is None else [])
+        for name, t in named:
+            _check_input(name, t, self.embed_dim, dtype)
+        n, length = query.shape[:2]
+        if memory_kv is None and (key.shape[:2] != value.shape[:2] or key.shape[0] != n):
             raise ValueError(
                 f"query, key, value must share N and key/value must share S: got {tuple(query.shape)}, "
                 f"{tuple(key.shape)}, {tuple(value.shape)}"
             )
-        n, length, _ = query.shape
-        source = key.shape[1]
-        w, b = self.in_proj_weight, self.in_proj_bias  # W_q; W_k; W_v
-        if query is key and key is value:  # self-attention: one packed projection
-            q, k, v = F.linear(query, w, b).chunk(3, dim=-1)
-        else:
-            w_q, w_k, w_v = w.chunk(3)
-            b_q, b_k, b_v = b.chunk(3) if b is not None else (None,) * 3
-            q = F.linear(query, w_q, b_q)  # (N, L, E)
-            k = F.linear(key, w_k, b_k)  # (N, S, E)
-            v = F.linear(value, w_v, b_v)  # (N, S, E)
-        q = split_heads(q, self.num_heads)  # (N, H, L, D)
-        k = split_heads(k, self.num_heads)  # (N, H, S, D)
-        v = split_heads(v, self.num_heads)  # (N, H, S, D)
-        mask = self._mask(attn_mask, key_padding_mask, n, length, source, is_causal)
-        # only the scratch path forms the weights
-        impl = "scratch" if need_weights else (impl or self.impl)
-        kwargs = dict(impl=impl, return_weights=need_weights)
-        result = scaled_dot_product_attention(q, k, v, mask, **kwargs)  # all heads
-        heads, weights = result if need_weights else (result, None)
-        out = self.out_proj(merge_heads(heads))  # concatenate, then W_o: (N, L, E)
-        if weights is not None and average_attn_weights:
-            weights = weights.mean(dim=1)  # (N, L, S)
-        return out, weights
+        held = [kv for kv in (cache, memory_kv) if kv is not None]
+        for kv in held:
+            expected = (n, self.num_heads, kv.keys.shape[2], self.head_dim)
+            if not isinstance(kv, KV) or kv.keys.shape != expected or kv.values.shape != expected:
+                raise ValueError(
+                    f"cache and memory_kv must be KV(keys, values), each (N, H, S, D) = {expected}"
+                )
+        source = sum(kv.keys.shape[2] for kv in held) + (key.shape[1] if key is not None else 0)
+        if mask is None:
+            return _masks.from_torch_args(
+                attn_mask,
+                key_padding_mask,
+                is_causal,
+                (n, length, source),
+                self.num_heads,
+                device=query.device,
+            )
+        if attn_mask is not None or key_padding_mask is not None or is_causal:
+            raise ValueError(
+                "pass mask (True = may attend) or torch's attn_mask, key_padding_mask, is_causal, not both"
+            )
+        return _masks.check_mask(mask)
 
     @classmethod
     def from_torch(cls, mha: nn.MultiheadAttention, impl: str = "scratch") -> MultiheadAttention:
-        """A copy of a batch-first ``nn.MultiheadAttention`` (same E for query, key and value)."""
+        """A copy of a batch-first ``nn.MultiheadAttention`` (same E for query, key and value),
+        its dropout on the attention weights included."""
         if not mha.batch_first or not mha._qkv_same_embed_dim or mha.bias_k is not None or mha.add_zero_attn:
             raise ValueError(
                 "from_torch needs nn.MultiheadAttention(batch_first=True) with kdim = vdim = embed_dim, "
                 "no add_bias_kv and no add_zero_attn"
             )
-        new = cls(mha.embed_dim, mha.num_heads, bias=mha.in_proj_bias is not None, impl=impl)
+        new = cls(mha.embed_dim, mha.num_heads, mha.dropout, bias=mha.in_proj_bias is not None, impl=impl)
         new.to(device=mha.in_proj_weight.device, dtype=mha.in_proj_weight.dtype)
         new.load_state_dict(mha.state_dict())
-        return new
+        return new.train(mha.training)
 
 
 class AttentionPooling(nn.Module):
@@ -231,7 +267,7 @@ class AttentionPooling(nn.Module):
         _check_input("x", x, self.query.shape[0], self.query.dtype)
         q = self.query.expand(x.shape[0], 1, -1)  # (N, 1, E)
         m = None if mask is None else _masks.check_mask(mask)[:, None, :]  # (N, 1, S)
-        out, weights = scaled_dot_product_attention(q, self.key(x), self.value(x), m, return_weights=True)
+        out, weights = scaled_dot_product_attention(q, self.key(x), self.value(x), m)
         return out[:, 0], weights[:, 0]
 
 
@@ -262,73 +298,7 @@ class UnequalHeadsAttention(nn.Module):
             _check_input(name, t, self.out.out_features, self.out.weight.dtype)
         heads, all_weights = [], []
         for wq, wk, wv in zip(self.q, self.k, self.v, strict=True):
-            out, weights = scaled_dot_product_attention(
-                wq(x_q), wk(x_kv), wv(x_kv), mask, return_weights=True
-            )
+            out, weights = scaled_dot_product_attention(wq(x_q), wk(x_kv), wv(x_kv), mask)
             heads.append(out)
             all_weights.append(weights)
         return self.out(torch.cat(heads, dim=-1)), all_weights
-
-
-# ------------------------------------------------------------------------ the key/value cache
-# Used by seqlab.transformer. A decoder that writes one token at a time attends from the new
-# position over every earlier one; their keys and values do not change, so they are kept (the
-# *KV cache*) and each step projects only the new token. The memory's keys and values for
-# cross-attention are projected once per input.
-
-
-def project_kv(mha: MultiheadAttention, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The keys and values of ``x`` (N, S, E) under ``mha``'s W_k and W_v: two (N, H, S, D)."""
-    _, w_k, w_v = mha.in_proj_weight.chunk(3)
-    _, b_k, b_v = mha.in_proj_bias.chunk(3) if mha.in_proj_bias is not None else (None,) * 3
-    keys, values = F.linear(x, w_k, b_k), F.linear(x, w_v, b_v)  # (N, S, E) each
-    return split_heads(keys, mha.num_heads), split_heads(values, mha.num_heads)
-
-
-def cached_attention(
-    mha: MultiheadAttention,
-    query: torch.Tensor,
-    source: torch.Tensor | None,
-    allowed: torch.Tensor | None = None,
-    cache: tuple[torch.Tensor, torch.Tensor] | None = None,
-    need_weights: bool = False,
-    dropout_p: float = 0.0,
-) -> tuple[torch.Tensor, torch.Tensor | None, tuple[torch.Tensor, torch.Tensor]]:
-    """``mha``'s attention from ``query`` (N, L, E), masks in seqlab's meaning, with a KV cache.
-
-    Args:
-        source: (N, S', E), the positions whose keys and values are projected now and appended
-            to ``cache`` (for self-attention pass ``query`` itself: one packed projection); None
-            attends over ``cache`` alone (cross-attention over a memory projected by
-            ``project_kv``).
-        allowed: bool, True = may attend, broadcastable to (N, H, L, S) with S = S_old + S'.
-        cache: (keys, values), each (N, H, S_old, D), or None for an empty cache.
-        need_weights: also return the weights (N, H, L, S).
-        dropout_p: dropout on the attention weights (as ``nn.MultiheadAttention(dropout=p)``
-            in training); pass 0 in evaluation.
-
-    Returns:
-        ``(out, weights, (keys, values))``: out (N, L, E); weights or None; the cache extended
-        by the S' new positions, each (N, H, S, D).
-    """
-    if source is None and cache is None:
-        raise ValueError("cached_attention needs a source, a cache, or both")
-    heads = mha.num_heads
-    if source is query:  # self-attention: q, k, v in one product
-        q, k, v = F.linear(query, mha.in_proj_weight, mha.in_proj_bias).chunk(3, dim=-1)
-        k, v = split_heads(k, heads), split_heads(v, heads)
-    else:
-        b_q = mha.in_proj_bias.chunk(3)[0] if mha.in_proj_bias is not None else None
-        q = F.linear(query, mha.in_proj_weight.chunk(3)[0], b_q)
-        k, v = project_kv(mha, source) if source is not None else (None, None)
-    q = split_heads(q, heads)  # (N, H, L, D)
-    if cache is not None:
-        k = cache[0] if k is None else torch.cat([cache[0], k], dim=2)  # (N, H, S, D)
-        v = cache[1] if v is None else torch.cat([cache[1], v], dim=2)
-    if need_weights:
-        out, weights = scaled_dot_product_attention(
-            q, k, v, allowed, return_weights=True, dropout_p=dropout_p
-        )
-    else:
-        out, weights = scaled_dot_product_attention(q, k, v, allowed, impl="torch", dropout_p=dropout_p), None
-    return mha.out_proj(merge_heads(out)), weights, (k, v)

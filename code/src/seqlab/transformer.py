@@ -7,25 +7,27 @@ from the decoder and keys and values from the encoder's output (the *memory*)::
     post-norm (the paper):  x = norm(x + dropout(sublayer(x)))
     pre-norm (an option):   x = x + dropout(sublayer(norm(x)))      (one final norm per stack)
 
-Each layer's ``forward`` reads as these equations, with one method per sub-layer, as in
-``nn.TransformerEncoderLayer``: ``_sa_block`` (self-attention), ``_mha_block``
-(cross-attention), ``_ff_block`` (the FFN, ``max(0, x W_1 + b_1) W_2 + b_2``). Attention
-weights are returned when asked (``need_weights=True``), never stored on the module.
+``EncoderLayer.encode`` and ``DecoderLayer.decode`` read as these equations, with one method per
+sub-layer, as in ``nn.TransformerEncoderLayer``: ``_sa_block`` (self-attention, ``self_attn``),
+``_mha_block`` (cross-attention, ``cross_attn``), ``_ff_block`` (the FFN,
+``max(0, x W_1 + b_1) W_2 + b_2``); both attentions are ``seqlab.multihead.MultiheadAttention``.
+Attention weights are returned when asked (``need_weights=True``), never stored on the module.
 ``residual=False`` drops the ``x +`` and ``layer_norm=False`` drops the norms, to see what they
 do. The layers keep PyTorch's parameter names (ReLU FFN, batch first), so ``from_torch`` copies
 one exactly. Dropout acts where torch's does: on the attention weights, inside the FFN, and on
 every sub-layer's output.
 
 Masks: the layers' ``forward`` takes ``nn.TransformerEncoderLayer``'s arguments with its meaning
-(bool, True = ignore) and converts them once, with ``seqlab.masks``, to seqlab's meaning
-(True = may attend), which everything below it uses.
+(bool, True = ignore) and converts them once (``seqlab.masks.from_torch_args``) to seqlab's
+meaning (True = may attend), which everything below it uses; ``Transformer`` builds its masks in
+that meaning from the source lengths, once per batch.
 
 ``Transformer`` is the encoder-decoder for token sequences: embeddings scaled by sqrt(E),
 sinusoidal positions, the two stacks, and an output projection; with ``tie_weights`` the
 source embedding, target embedding and output projection share one (V, E) matrix (a shared
 vocabulary). Decoding (``encode`` + ``step``, used by ``seqlab.decoding``) keeps each decoder
-layer's past keys and values (``seqlab.multihead.cached_attention``), so step t projects only
-the new token instead of all t tokens.
+layer's past keys and values (the KV cache of ``seqlab.multihead.MultiheadAttention``), so
+step t projects only the new token instead of all t tokens.
 
 Shapes: src (N, S), tgt_in (N, L) token ids; activations (N, T, E); logits (N, L, V).
 """
@@ -39,66 +41,41 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import masks
-from .multihead import MultiheadAttention, cached_attention, project_kv
+from .multihead import KV, MultiheadAttention
 from .positional import sinusoidal_encoding
+from .utils import eval_mode
 
 __all__ = ["EncoderLayer", "DecoderLayer", "Transformer"]
 
-# The meaning of the masks in the signatures that mirror torch.nn.Transformer*Layer's.
-TORCH_MEANING = "True = ignore, as in nn.TransformerEncoderLayer / nn.MultiheadAttention"
 
-KV = tuple[torch.Tensor, torch.Tensor]  # cached keys and values, each (N, H, S, D)
+class _Layer(nn.Module):
+    """What encoder and decoder layers share: their arguments, self-attention, the FFN, the
+    norms and dropout.
 
-
-def _allowed(
-    attn_mask: torch.Tensor | None,
-    key_padding_mask: torch.Tensor | None,
-    is_causal: bool,
-    shape: tuple[int, int, int],
-    device: torch.device,
-    names: tuple[str, str],
-) -> torch.Tensor | None:
-    """The one conversion of a layer's torch-style masks (True = ignore) to one seqlab mask
-    (True = may attend) broadcastable to (N, H, L, S), for ``shape`` = (N, L, S).
-
-    ``is_causal`` without ``attn_mask`` applies the causal mask (query i sees keys j <= i); with
-    an ``attn_mask`` it is a hint, as in torch, and the given mask is used.
+    Args:
+        d_model: E.  nhead: H.  dim_feedforward: d_ff, the FFN's hidden width.
+        dropout: on the attention weights, inside the FFN and on each sub-layer's output (as
+            torch does); active in training mode only.
+        norm_first: pre-norm instead of the paper's post-norm.
+        residual, layer_norm: set False to remove the residual connections or the LayerNorms.
+        layer_norm_eps: the LayerNorms' epsilon.
+        impl: the attention path of every ``MultiheadAttention`` in the layer, ``"torch"``
+            (the fused kernel) or ``"scratch"``.
     """
-    n, length, source = shape
-    allowed = None
-    if attn_mask is not None:
-        masks.check_mask(attn_mask, names[0], TORCH_MEANING)
-        if attn_mask.shape != (length, source):
-            raise ValueError(
-                f"{names[0]} must be (L, S) = ({length}, {source}), got {tuple(attn_mask.shape)}"
-            )
-        allowed = masks.from_torch_mha(attn_mask)
-    elif is_causal:
-        allowed = masks.causal_mask(length, source, device=device)
-    padding = None
-    if key_padding_mask is not None:
-        masks.check_mask(key_padding_mask, names[1], TORCH_MEANING)
-        if key_padding_mask.shape != (n, source):
-            raise ValueError(
-                f"{names[1]} must be (N, S) = ({n}, {source}), got {tuple(key_padding_mask.shape)}"
-            )
-        padding = masks.from_torch_mha(key_padding_mask)
-    return masks.combine(allowed, padding)
 
-
-class _Block(nn.Module):
-    """What encoder and decoder layers share: the FFN, the norms, dropout and the residual."""
+    sublayers = 2  # self-attention and the FFN; a decoder layer adds cross-attention
 
     def __init__(
         self,
         d_model: int,
-        dim_feedforward: int,
-        dropout: float,
-        norm_first: bool,
-        residual: bool,
-        layer_norm: bool,
-        layer_norm_eps: float,
-        norms: int,
+        nhead: int,
+        dim_feedforward: int = 256,
+        dropout: float = 0.0,
+        norm_first: bool = False,
+        residual: bool = True,
+        layer_norm: bool = True,
+        layer_norm_eps: float = 1e-5,
+        impl: str = "torch",
     ) -> None:
         super().__init__()
         if not 0 <= dropout < 1:
@@ -107,20 +84,24 @@ class _Block(nn.Module):
         self.linear1 = nn.Linear(d_model, dim_feedforward)  # W_1, b_1
         self.linear2 = nn.Linear(dim_feedforward, d_model)  # W_2, b_2
         self.dropout = nn.Dropout(dropout)
-        for i in range(1, norms + 1):
-            norm = nn.LayerNorm(d_model, eps=layer_norm_eps) if layer_norm else nn.Identity()
-            setattr(self, f"norm{i}", norm)
+        norms = [nn.LayerNorm(d_model, eps=layer_norm_eps) if layer_norm else nn.Identity() for _ in range(3)]
+        self.norm1, self.norm2 = norms[:2]
+        if self.sublayers == 3:
+            self.norm3 = norms[2]
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout, impl=impl)
+        if self.sublayers == 3:
+            self.cross_attn = MultiheadAttention(d_model, nhead, dropout, impl=impl)
 
     def _ff_block(self, x: torch.Tensor) -> torch.Tensor:
         """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 at every position: (N, T, E) -> (N, T, E)."""
         return self.dropout(self.linear2(self.dropout(F.relu(self.linear1(x)))))
 
-    def _add(self, x: torch.Tensor, sublayer_out: torch.Tensor) -> torch.Tensor:
-        """The residual connection x + sublayer(x) (just the sub-layer with ``residual=False``)."""
-        return x + sublayer_out if self.residual else sublayer_out
-
-    def _attn_dropout(self) -> float:
-        return self.dropout.p if self.training else 0.0
+    def _check(self, x: torch.Tensor, name: str) -> None:
+        d_model = self.linear1.in_features
+        if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+            raise TypeError(f"{name} must be a float tensor (N, T, E), got {getattr(x, 'dtype', type(x))}")
+        if x.dim() != 3 or x.shape[-1] != d_model:
+            raise ValueError(f"{name} must be (N, T, E) with E={d_model}, got {tuple(x.shape)}")
 
     @classmethod
     def from_torch(cls, layer: nn.Module):
@@ -134,44 +115,14 @@ class _Block(nn.Module):
         )  # fmt: skip
         weight = layer.linear1.weight
         new.to(device=weight.device, dtype=weight.dtype)
-        new.load_state_dict(layer.state_dict())
+        state = {key.replace("multihead_attn.", "cross_attn."): w for key, w in layer.state_dict().items()}
+        new.load_state_dict(state)
         return new
 
 
-def _check_input(x: torch.Tensor, d_model: int, name: str) -> None:
-    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-        raise TypeError(f"{name} must be a float tensor (N, T, E), got {getattr(x, 'dtype', type(x))}")
-    if x.dim() != 3 or x.shape[-1] != d_model:
-        raise ValueError(f"{name} must be (N, T, E) with E={d_model}, got {tuple(x.shape)}")
-
-
-class EncoderLayer(_Block):
-    """Self-attention, then the FFN. Same parameters as ``nn.TransformerEncoderLayer``.
-
-    Args:
-        d_model: E.  nhead: H.  dim_feedforward: d_ff, the FFN's hidden width.
-        dropout: on the attention weights, inside the FFN and on each sub-layer's output (as
-            torch does); active in training mode only.
-        norm_first: pre-norm instead of the paper's post-norm.
-        residual, layer_norm: set False to remove the residual connections or the LayerNorms.
-        layer_norm_eps: the LayerNorms' epsilon.
-    """
-
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 256,
-        dropout: float = 0.0,
-        norm_first: bool = False,
-        residual: bool = True,
-        layer_norm: bool = True,
-        layer_norm_eps: float = 1e-5,
-    ) -> None:
-        super().__init__(
-            d_model, dim_feedforward, dropout, norm_first, residual, layer_norm, layer_norm_eps, norms=2
-        )
-        self.self_attn = MultiheadAttention(d_model, nhead, impl="torch")
+class EncoderLayer(_Layer):
+    """Self-attention, then the FFN. Same parameters as ``nn.TransformerEncoderLayer``;
+    arguments as for ``_Layer``."""
 
     def forward(
         self,
@@ -182,57 +133,54 @@ class EncoderLayer(_Block):
         need_weights: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         """``src`` (N, S, E). Masks as in ``nn.TransformerEncoderLayer`` (bool, True = ignore):
-        ``src_mask`` (S, S), ``src_key_padding_mask`` (N, S) (True = padding).
+        ``src_mask`` (S, S), ``src_key_padding_mask`` (N, S) (True = padding); ``is_causal``
+        as in ``seqlab.masks.from_torch_args``.
 
         Returns (N, S, E), and with ``need_weights`` also every head's weights (N, H, S, S).
         """
-        _check_input(src, self.linear1.in_features, "src")
+        self._check(src, "src")
         n, s = src.shape[:2]
         names = ("src_mask", "src_key_padding_mask")
-        allowed = _allowed(src_mask, src_key_padding_mask, is_causal, (n, s, s), src.device, names)
-        x = src
-        if self.norm_first:
-            h, weights = self._sa_block(self.norm1(x), allowed, need_weights)
-            x = self._add(x, h)
-            x = self._add(x, self._ff_block(self.norm2(x)))
-        else:
-            h, weights = self._sa_block(x, allowed, need_weights)
-            x = self.norm1(self._add(x, h))
-            x = self.norm2(self._add(x, self._ff_block(x)))
+        mask = masks.from_torch_args(
+            src_mask, src_key_padding_mask, is_causal, (n, s, s), names=names, device=src.device
+        )
+        x, weights = self.encode(src, mask, need_weights)
         return (x, weights) if need_weights else x
 
-    def _sa_block(
-        self, x: torch.Tensor, allowed: torch.Tensor | None, need_weights: bool
+    def encode(
+        self, x: torch.Tensor, mask: torch.Tensor | None, need_weights: bool = False
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """MultiHead(x, x, x), then dropout; ``allowed`` True = may attend."""
-        out, weights, _ = cached_attention(
-            self.self_attn, x, x, allowed, need_weights=need_weights, dropout_p=self._attn_dropout()
+        """The encoder layer's equations on ``x`` (N, S, E); ``mask`` True = may attend."""
+        if self.norm_first:
+            h, weights = self._sa_block(self.norm1(x), mask, need_weights)
+            x = x + h if self.residual else h
+            h = self._ff_block(self.norm2(x))
+            x = x + h if self.residual else h
+        else:
+            h, weights = self._sa_block(x, mask, need_weights)
+            x = self.norm1(x + h if self.residual else h)
+            h = self._ff_block(x)
+            x = self.norm2(x + h if self.residual else h)
+        return x, weights
+
+    def _sa_block(
+        self, x: torch.Tensor, mask: torch.Tensor | None, need_weights: bool
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """MultiHead(x, x, x), then dropout: (N, S, E), and the weights (N, H, S, S) or None."""
+        h, weights, _ = self.self_attn(
+            x, x, x, mask=mask, need_weights=need_weights, average_attn_weights=False
         )
-        return self.dropout(out), weights
+        return self.dropout(h), weights
 
 
-class DecoderLayer(_Block):
+class DecoderLayer(_Layer):
     """Masked self-attention, cross-attention over the memory, then the FFN.
 
-    Same parameters as ``nn.TransformerDecoderLayer``; arguments as for ``EncoderLayer``.
+    Same parameters as ``nn.TransformerDecoderLayer`` (its ``multihead_attn`` is ``cross_attn``
+    here); arguments as for ``_Layer``.
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 256,
-        dropout: float = 0.0,
-        norm_first: bool = False,
-        residual: bool = True,
-        layer_norm: bool = True,
-        layer_norm_eps: float = 1e-5,
-    ) -> None:
-        super().__init__(
-            d_model, dim_feedforward, dropout, norm_first, residual, layer_norm, layer_norm_eps, norms=3
-        )
-        self.self_attn = MultiheadAttention(d_model, nhead, impl="torch")
-        self.multihead_attn = MultiheadAttention(d_model, nhead, impl="torch")  # cross-attention
+    sublayers = 3
 
     def forward(
         self,
@@ -249,99 +197,84 @@ class DecoderLayer(_Block):
         """``tgt`` (N, L, E) over ``memory`` (N, S, E). Returns (N, L, E).
 
         Masks as in ``nn.TransformerDecoderLayer`` (bool, True = ignore): ``tgt_mask`` (L, L),
-        ``memory_mask`` (L, S), key-padding masks (N, L) and (N, S). ``tgt_is_causal`` without
-        ``tgt_mask`` applies the causal mask (query i sees targets j <= i); so does
-        ``memory_is_causal`` without ``memory_mask`` (query i sees memory j <= i). With
-        ``need_weights`` also returns ``{"self": (N, H, L, L), "cross": (N, H, L, S)}``.
+        ``memory_mask`` (L, S), key-padding masks (N, L) and (N, S); ``tgt_is_causal`` and
+        ``memory_is_causal`` as in ``seqlab.masks.from_torch_args`` (query i sees targets, or
+        memory positions, j <= i). With ``need_weights`` also returns
+        ``{"self": (N, H, L, L), "cross": (N, H, L, S)}``.
         """
-        d_model = self.linear1.in_features
-        _check_input(tgt, d_model, "tgt")
-        _check_input(memory, d_model, "memory")
+        self._check(tgt, "tgt")
+        self._check(memory, "memory")
         if memory.shape[0] != tgt.shape[0]:
             raise ValueError(f"tgt and memory must share N, got {tuple(tgt.shape)} and {tuple(memory.shape)}")
         n, length, source = tgt.shape[0], tgt.shape[1], memory.shape[1]
-        self_allowed = _allowed(
-            tgt_mask, tgt_key_padding_mask, tgt_is_causal, (n, length, length), tgt.device,
-            ("tgt_mask", "tgt_key_padding_mask"),
+        self_mask = masks.from_torch_args(
+            tgt_mask, tgt_key_padding_mask, tgt_is_causal, (n, length, length),
+            names=("tgt_mask", "tgt_key_padding_mask"), device=tgt.device,
         )  # fmt: skip
-        memory_allowed = _allowed(
-            memory_mask, memory_key_padding_mask, memory_is_causal, (n, length, source), tgt.device,
-            ("memory_mask", "memory_key_padding_mask"),
+        memory_mask = masks.from_torch_args(
+            memory_mask, memory_key_padding_mask, memory_is_causal, (n, length, source),
+            names=("memory_mask", "memory_key_padding_mask"), device=tgt.device,
         )  # fmt: skip
-        memory_kv = project_kv(self.multihead_attn, memory)  # keys and values of the memory
-        x, weights, _ = self.layer(tgt, memory_kv, self_allowed, memory_allowed, None, need_weights)
+        memory_kv = self.cross_attn.project_kv(memory)  # the memory's keys and values
+        x, weights, _ = self.decode(tgt, memory_kv, self_mask, memory_mask, None, need_weights)
         return (x, weights) if need_weights else x
 
-    def layer(
+    def decode(
         self,
         x: torch.Tensor,
         memory_kv: KV,
-        self_allowed: torch.Tensor | None,
-        memory_allowed: torch.Tensor | None,
+        self_mask: torch.Tensor | None,
+        memory_mask: torch.Tensor | None,
         cache: KV | None = None,
         need_weights: bool = False,
     ) -> tuple[torch.Tensor, dict, KV]:
         """The decoder layer's equations on ``x`` (N, L, E), masks True = may attend.
 
-        ``memory_kv``: the memory's keys and values (``project_kv``). ``cache``: the keys and
-        values of earlier positions (decoding), or None. Returns the output (N, L, E), the
-        weights (``{}`` unless ``need_weights``) and the self-attention cache extended by x.
+        ``memory_kv``: the memory's keys and values (``cross_attn.project_kv``). ``cache``: the
+        keys and values of earlier positions (decoding), or None. Returns the output (N, L, E),
+        the weights (``{}`` unless ``need_weights``) and the self-attention cache extended by x.
         """
         if self.norm_first:
-            h, w_self, cache = self._sa_block(self.norm1(x), self_allowed, cache, need_weights)
-            x = self._add(x, h)
-            h, w_cross = self._mha_block(self.norm2(x), memory_kv, memory_allowed, need_weights)
-            x = self._add(x, h)
-            x = self._add(x, self._ff_block(self.norm3(x)))
+            h, w_self, cache = self._sa_block(self.norm1(x), self_mask, cache, need_weights)
+            x = x + h if self.residual else h
+            h, w_cross = self._mha_block(self.norm2(x), memory_kv, memory_mask, need_weights)
+            x = x + h if self.residual else h
+            h = self._ff_block(self.norm3(x))
+            x = x + h if self.residual else h
         else:
-            h, w_self, cache = self._sa_block(x, self_allowed, cache, need_weights)
-            x = self.norm1(self._add(x, h))
-            h, w_cross = self._mha_block(x, memory_kv, memory_allowed, need_weights)
-            x = self.norm2(self._add(x, h))
-            x = self.norm3(self._add(x, self._ff_block(x)))
+            h, w_self, cache = self._sa_block(x, self_mask, cache, need_weights)
+            x = self.norm1(x + h if self.residual else h)
+            h, w_cross = self._mha_block(x, memory_kv, memory_mask, need_weights)
+            x = self.norm2(x + h if self.residual else h)
+            h = self._ff_block(x)
+            x = self.norm3(x + h if self.residual else h)
         weights = {"self": w_self, "cross": w_cross} if need_weights else {}
         return x, weights, cache
 
     def _sa_block(
-        self, x: torch.Tensor, allowed: torch.Tensor | None, cache: KV | None, need_weights: bool
+        self, x: torch.Tensor, mask: torch.Tensor | None, cache: KV | None, need_weights: bool
     ) -> tuple[torch.Tensor, torch.Tensor | None, KV]:
         """Masked MultiHead(x, x, x) over the cached positions and x itself, then dropout."""
-        out, weights, cache = cached_attention(
-            self.self_attn, x, x, allowed, cache, need_weights, dropout_p=self._attn_dropout()
+        h, weights, cache = self.self_attn(
+            x, x, x, mask=mask, cache=cache, need_weights=need_weights, average_attn_weights=False
         )
-        return self.dropout(out), weights, cache
+        return self.dropout(h), weights, cache
 
     def _mha_block(
-        self, x: torch.Tensor, memory_kv: KV, allowed: torch.Tensor | None, need_weights: bool
+        self, x: torch.Tensor, memory_kv: KV, mask: torch.Tensor | None, need_weights: bool
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Cross-attention MultiHead(x, memory, memory): queries from x, keys and values from
         the memory (``memory_kv``, projected once), then dropout."""
-        out, weights, _ = cached_attention(
-            self.multihead_attn, x, None, allowed, memory_kv, need_weights, dropout_p=self._attn_dropout()
+        h, weights, _ = self.cross_attn(
+            x,
+            None,
+            None,
+            mask=mask,
+            memory_kv=memory_kv,
+            need_weights=need_weights,
+            average_attn_weights=False,
         )
-        return self.dropout(out), weights
-
-    # ---------------------------------------------------------------- incremental decoding
-    def step(
-        self,
-        y: torch.Tensor,
-        memory_kv: KV,
-        cache: KV | None,
-        memory_key_padding_mask: torch.Tensor | None = None,
-    ) -> tuple[torch.Tensor, KV]:
-        """The layer at one new position: ``y`` (N, 1, E); ``memory_kv`` from ``project_kv``;
-        ``cache`` the previous positions' self-attention keys and values (None at the first
-        step); ``memory_key_padding_mask`` (N, S) bool, True = padding (as in ``forward``).
-
-        Returns the output (N, 1, E) and the cache with this position appended. Equal to
-        ``forward`` with a causal mask, one position at a time.
-        """
-        _check_input(y, self.linear1.in_features, "y")
-        shape = (y.shape[0], 1, memory_kv[0].shape[2])
-        names = ("", "memory_key_padding_mask")
-        memory_allowed = _allowed(None, memory_key_padding_mask, False, shape, y.device, names)
-        out, _, cache = self.layer(y, memory_kv, None, memory_allowed, cache)
-        return out, cache
+        return self.dropout(h), weights
 
 
 def _check_torch_layer(layer: nn.Module) -> None:
@@ -376,7 +309,7 @@ class Transformer(nn.Module):
     Args:
         src_vocab, tgt_vocab: vocabulary sizes (equal when ``tie_weights``: one shared vocabulary).
         d_model: E.  nhead: H.  num_encoder_layers, num_decoder_layers: stack depths.
-        dim_feedforward, dropout, norm_first, residual, layer_norm: as for the layers.
+        dim_feedforward, dropout, norm_first, residual, layer_norm, impl: as for the layers.
         embedding_dropout: dropout on the embeddings plus positions, the input of each stack
             (None: ``dropout``, as in the paper). Cheaper than dropout inside every layer.
         tie_weights: one (V, E) matrix for the source embedding, the target embedding and the
@@ -398,6 +331,7 @@ class Transformer(nn.Module):
         layer_norm: bool = True,
         tie_weights: bool = False,
         embedding_dropout: float | None = None,
+        impl: str = "torch",
     ) -> None:
         super().__init__()
         embedding_dropout = dropout if embedding_dropout is None else embedding_dropout
@@ -411,7 +345,7 @@ class Transformer(nn.Module):
         self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
         options = dict(
             dim_feedforward=dim_feedforward, dropout=dropout, norm_first=norm_first, residual=residual,
-            layer_norm=layer_norm,
+            layer_norm=layer_norm, impl=impl,
         )  # fmt: skip
         self.src_embed = nn.Embedding(src_vocab, d_model)
         self.tgt_embed = self.src_embed if tie_weights else nn.Embedding(tgt_vocab, d_model)
@@ -436,9 +370,8 @@ class Transformer(nn.Module):
         positions = sinusoidal_encoding(tokens.shape[1], self.d_model, start=start).to(self.out.weight.device)
         return self.dropout(embed(tokens) * math.sqrt(self.d_model) + positions)
 
-    def _padding(self, src: torch.Tensor, src_len: torch.Tensor) -> torch.Tensor:
-        """Check ``src`` and ``src_len``; return the source key-padding mask (N, S), True = padding
-        (torch's meaning, for the layers' torch-style arguments)."""
+    def _source_mask(self, src: torch.Tensor, src_len: torch.Tensor) -> torch.Tensor:
+        """Check ``src`` and ``src_len``; return the source mask (N, S), True = a real token."""
         _check_tokens(src, self.src_vocab, "src")
         if not isinstance(src_len, torch.Tensor):
             raise TypeError(f"src_len must be a torch.Tensor (N,) of lengths, got {type(src_len).__name__}")
@@ -448,76 +381,74 @@ class Transformer(nn.Module):
             raise ValueError(f"src_len must be (N,) = ({src.shape[0]},), got {tuple(src_len.shape)}")
         if (src_len < 1).any() or (src_len > src.shape[1]).any():
             raise ValueError(f"src_len must lie in 1..{src.shape[1]}, got {src_len.tolist()}")
-        return masks.to_torch_mha(masks.padding_mask(src_len.to(src.device), src.shape[1]))
+        return masks.padding_mask(src_len.to(src.device), src.shape[1])
 
-    def memory(
-        self, src: torch.Tensor, src_len: torch.Tensor, need_weights: bool = False
-    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
-        """The encoder's output (N, S, E) for ``src`` (N, S) with lengths ``src_len`` (N,);
-        with ``need_weights`` also each encoder layer's weights (N, H, S, S)."""
-        padding = self._padding(src, src_len)
+    def _memory(
+        self, src: torch.Tensor, keys: torch.Tensor, need_weights: bool = False
+    ) -> tuple[torch.Tensor, list[torch.Tensor | None]]:
+        """The encoder's output (N, S, E) and each layer's weights (N, H, S, S) (None unless
+        ``need_weights``); ``keys`` (N, 1, 1, S) True = a real source token."""
         x, weights = self._embed(self.src_embed, src), []
         for layer in self.encoder:
-            out = layer(x, src_key_padding_mask=padding, need_weights=need_weights)
-            x, w = out if need_weights else (out, None)
+            x, w = layer.encode(x, keys, need_weights)
             weights.append(w)
-        x = self.encoder_norm(x)
-        return (x, weights) if need_weights else x
+        return self.encoder_norm(x), weights
+
+    def memory(self, src: torch.Tensor, src_len: torch.Tensor) -> torch.Tensor:
+        """The encoder's output (N, S, E) for ``src`` (N, S) with lengths ``src_len`` (N,)."""
+        return self._memory(src, masks.combine(None, self._source_mask(src, src_len)))[0]
 
     def forward(
         self, src: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor, need_weights: bool = False
     ) -> torch.Tensor | tuple[torch.Tensor, dict]:
         """Teacher-forced logits (N, L, V) for ``tgt_in`` (N, L) (BOS first). With
         ``need_weights`` returns ``(logits, weights)`` as ``attention_weights`` describes."""
-        padding = self._padding(src, src_len)
+        keys = masks.combine(None, self._source_mask(src, src_len))  # (N, 1, 1, S): real tokens
         _check_tokens(tgt_in, self.tgt_vocab, "tgt_in")
         if tgt_in.shape[0] != src.shape[0]:
             raise ValueError(f"tgt_in must be (N, L) with N={src.shape[0]}, got {tuple(tgt_in.shape)}")
-        out = self.memory(src, src_len, need_weights=need_weights)
-        memory, weights = out if need_weights else (out, [])
-        weights = {"encoder": weights, "decoder": [], "cross": []}
+        memory, encoder_weights = self._memory(src, keys, need_weights)
+        weights = {"encoder": encoder_weights, "decoder": [], "cross": []}
+        causal = masks.combine(masks.causal_mask(tgt_in.shape[1], device=src.device), None)  # (1, 1, L, L)
         y = self._embed(self.tgt_embed, tgt_in)
         for layer in self.decoder:
-            out = layer(
-                y, memory, memory_key_padding_mask=padding, tgt_is_causal=True, need_weights=need_weights
-            )
-            y, w = out if need_weights else (out, {"self": None, "cross": None})
-            weights["decoder"].append(w["self"])
-            weights["cross"].append(w["cross"])
+            y, w, _ = layer.decode(y, layer.cross_attn.project_kv(memory), causal, keys, None, need_weights)
+            weights["decoder"].append(w.get("self"))
+            weights["cross"].append(w.get("cross"))
         logits = self.out(self.decoder_norm(y))
         return (logits, weights) if need_weights else logits
 
     def attention_weights(self, src: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor) -> dict:
         """Every head's weights, per layer: ``{"encoder": [(N, H, S, S)], "decoder": [(N, H, L, L)],
         "cross": [(N, H, L, S)]}``, computed in evaluation mode without gradients."""
-        was_training = self.training
-        self.eval()
-        with torch.no_grad():
-            _, weights = self.forward(src, src_len, tgt_in, need_weights=True)
-        self.train(was_training)
-        return weights
+        with eval_mode(self), torch.no_grad():
+            return self.forward(src, src_len, tgt_in, need_weights=True)[1]
 
     # ---------------------------------------------------------------- decoding
     def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> dict:
-        """The decoding state: the memory's keys and values per decoder layer, empty caches."""
-        memory = self.memory(src, src_len)
+        """The decoding state: the source mask, the memory's keys and values per decoder layer,
+        empty caches."""
+        source_mask = self._source_mask(src, src_len)  # (N, S), True = a real token
+        memory = self._memory(src, masks.combine(None, source_mask))[0]
         return {
-            "memory_kv": [project_kv(layer.multihead_attn, memory) for layer in self.decoder],
+            "source_mask": source_mask,
+            "memory_kv": [layer.cross_attn.project_kv(memory) for layer in self.decoder],
             "caches": [None] * len(self.decoder),
-            "padding": self._padding(src, src_len),  # (N, S), True = padding
             "t": torch.zeros(src.shape[0], dtype=torch.long, device=src.device),  # (N,) positions
         }
 
     def step(self, tokens: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict]:
-        """One decoder position: ``tokens`` (N,) the previous output. Returns logits (N, V), state."""
+        """One decoder position: ``tokens`` (N,) the previous output. Returns logits (N, V), state.
+        Equal to ``forward``'s last position with a causal mask, one position at a time."""
         if tokens.dim() != 1:
             raise ValueError(f"tokens must be (N,), got {tuple(tokens.shape)}")
         _check_tokens(tokens.unsqueeze(1), self.tgt_vocab, "tokens")
         start = int(state["t"][0]) if state["t"].numel() else 0  # every row is at the same position
-        y = self._embed(self.tgt_embed, tokens.to(state["padding"].device).unsqueeze(1), start=start)
+        keys = masks.combine(None, state["source_mask"])  # (N, 1, 1, S)
+        y = self._embed(self.tgt_embed, tokens.to(keys.device).unsqueeze(1), start=start)  # (N, 1, E)
         caches = []
         for layer, memory_kv, cache in zip(self.decoder, state["memory_kv"], state["caches"]):
-            y, cache = layer.step(y, memory_kv, cache, state["padding"])  # y: (N, 1, E)
+            y, _, cache = layer.decode(y, memory_kv, None, keys, cache)  # the past is all visible
             caches.append(cache)
         logits = self.out(self.decoder_norm(y)).squeeze(1)
         return logits, {**state, "caches": caches, "t": state["t"] + 1}

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from torch import nn
 
-__all__ = ["count_parameters"]
+__all__ = ["count_parameters", "eval_mode"]
+
+
+@contextmanager
+def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
+    """``with eval_mode(model):`` runs the body in evaluation mode, then restores the mode."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)
 
 
 def count_parameters(module: nn.Module) -> int:
