@@ -3,10 +3,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from seqlab.decoding import beam_search, greedy
-from seqlab.masks import causal_mask
 from seqlab import attention
-from seqlab.masks import combine
+from seqlab.decoding import beam_search, greedy
+from seqlab.masks import causal_mask, combine
 from seqlab.multihead import MultiheadAttention
 from seqlab.train import label_smoothed_cross_entropy, warmup_inverse_sqrt, warmup_scheduler
 from seqlab.transformer import DecoderLayer, EncoderLayer, Transformer
