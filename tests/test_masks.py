@@ -16,9 +16,13 @@ def test_causal_mask_allows_j_at_most_i():
     assert m.diagonal().all()  # a token may attend to itself (j <= i, not j < i)
 
 
-def test_conversions_round_trip_and_additive():
+def test_torch_arguments_are_converted_once_and_additive():
     m = masks.causal_mask(4)
-    assert torch.equal(masks.from_torch_mha(masks.to_torch_mha(m)), m)
+    padding = torch.tensor([[False] * 4, [False, False, True, True]])  # torch's meaning: True = ignore
+    converted = masks.from_torch_args(~m, padding, False, (2, 4, 4))
+    assert torch.equal(converted, m & ~padding[:, None, None, :])  # (N, 1, L, S), True = may attend
+    assert torch.equal(masks.from_torch_args(None, None, True, (2, 4, 4)), m[None, None])
+    assert masks.from_torch_args(None, None, False, (2, 4, 4)) is None
     additive = masks.to_additive(m)
     assert torch.equal(additive == 0, m) and torch.isinf(additive[~m]).all()
 
@@ -38,7 +42,6 @@ def test_combine_shapes():
         (lambda: masks.padding_mask([[1, 2]]), ValueError, "1-D"),
         (lambda: masks.padding_mask([3], 2), ValueError, "exceeds"),
         (lambda: masks.causal_mask(0), ValueError, "positive"),
-        (lambda: masks.to_torch_mha(torch.ones(2, 2)), TypeError, "bool"),
         (lambda: masks.combine(torch.ones(2, dtype=torch.bool), None), ValueError, "attn_mask"),
         (lambda: masks.combine(None, torch.ones(2, 3, 4, dtype=torch.bool)), ValueError, "key_padding_mask"),
         (lambda: masks.padding_mask([2.5, 1.0]), TypeError, r"lengths must be integers.*float"),
@@ -46,8 +49,9 @@ def test_combine_shapes():
         (lambda: masks.padding_mask(torch.tensor([True, False])), TypeError, r"lengths.*torch.bool"),
         (lambda: masks.padding_mask([1, 2], -1), ValueError, "max_len"),
         (lambda: masks.to_additive(masks.causal_mask(2), torch.int64), TypeError, r"floating dtype.*int64"),
-        (lambda: masks.to_torch_mha(torch.ones(2, 2)), TypeError, "True = may attend"),
-        (lambda: masks.from_torch_mha(torch.ones(2, 2)), TypeError, "True = ignore"),
+        (lambda: masks.check_mask(torch.ones(2, 2)), TypeError, "True = may attend"),
+        (lambda: masks.from_torch_args(torch.ones(2, 2), None, False, (1, 2, 2)), TypeError, "True = ignore"),
+        (lambda: masks.from_torch_args(None, torch.ones(1, 2), False, (1, 2, 2)), TypeError, "key_padding"),
     ],
 )
 def test_bad_masks(call, error, message):

@@ -9,7 +9,7 @@ The one exception is at the public boundary of the classes that mirror
 ``nn.MultiheadAttention`` (``seqlab.multihead.MultiheadAttention`` and the Transformer layers):
 they keep torch's meaning for their boolean ``key_padding_mask`` and ``attn_mask`` arguments,
 ``True`` means **ignore**, so that code written for the built-ins works unchanged. They convert
-once, on the way in, with ``from_torch_args``; ``to_torch_mha`` goes the other way.
+once, on the way in, with ``from_torch_args``.
 
 **is_causal.** Next to torch-style masks, ``is_causal=True`` applies the causal mask (query i
 sees keys j <= i). With an explicit mask as well, torch takes ``is_causal`` as a hint that the
@@ -28,8 +28,6 @@ import torch
 __all__ = [
     "padding_mask",
     "causal_mask",
-    "to_torch_mha",
-    "from_torch_mha",
     "from_torch_args",
     "to_additive",
     "combine",
@@ -91,16 +89,6 @@ def causal_mask(length: int, source_length: int | None = None, device=None) -> t
     if length < 1 or source_length < 1:
         raise ValueError(f"lengths must be positive, got L={length}, S={source_length}")
     return torch.ones(length, source_length, dtype=torch.bool, device=device).tril()
-
-
-def to_torch_mha(mask: torch.Tensor) -> torch.Tensor:
-    """seqlab meaning (True = attend) to ``nn.MultiheadAttention``'s (True = ignore)."""
-    return ~check_mask(mask, "mask", "seqlab's meaning: True = may attend")
-
-
-def from_torch_mha(mask: torch.Tensor) -> torch.Tensor:
-    """``nn.MultiheadAttention``'s boolean meaning (True = ignore) to seqlab's (True = attend)."""
-    return ~check_mask(mask, "mask", "nn.MultiheadAttention's meaning: True = ignore")
 
 
 def from_torch_args(
