@@ -183,15 +183,8 @@ def local_window(center: torch.Tensor, source_length: int, half_width: int) -> t
     ``center`` is p_t (the step t for local-m, a predicted real position for local-p), and
     ``half_width`` is D: a window of 2D + 1 positions, fewer where it meets the source's ends.
     """
-    if not isinstance(center, torch.Tensor):
-        raise TypeError(f"center must be a torch.Tensor (N, L), got {type(center).__name__}")
-    if source_length < 1:
-        raise ValueError(f"source_length S must be >= 1, got {source_length}")
-    if half_width < 0:
-        raise ValueError(f"half_width D must be >= 0, got {half_width}")
-    dtype = center.dtype if center.is_floating_point() else torch.float32
-    positions = torch.arange(source_length, device=center.device, dtype=dtype)  # (S,)
-    return (positions - center.unsqueeze(-1)).abs() <= half_width
+    offset = _offsets(center, source_length, half_width, least=0)  # s - p_t: (N, L, S)
+    return offset.abs() <= half_width
 
 
 def gaussian_window(center: torch.Tensor, source_length: int, half_width: int) -> torch.Tensor:
@@ -200,13 +193,19 @@ def gaussian_window(center: torch.Tensor, source_length: int, half_width: int) -
     Local-p multiplies its window's attention weights by this factor (1 at p_t, below 1
     elsewhere), so they no longer sum to 1. ``center`` (N, L) is p_t and ``half_width`` is D.
     """
+    offset = _offsets(center, source_length, half_width, least=1)  # s - p_t: (N, L, S)
+    sigma = half_width / 2
+    return torch.exp(-(offset**2) / (2 * sigma**2))
+
+
+def _offsets(center: torch.Tensor, source_length: int, half_width: int, least: int) -> torch.Tensor:
+    """s - p_t for every source position s: (N, L, S), after checking the window's arguments."""
     if not isinstance(center, torch.Tensor):
         raise TypeError(f"center must be a torch.Tensor (N, L), got {type(center).__name__}")
     if source_length < 1:
         raise ValueError(f"source_length S must be >= 1, got {source_length}")
-    if half_width < 1:
-        raise ValueError(f"half_width D must be >= 1 for a Gaussian window, got {half_width}")
+    if half_width < least:
+        raise ValueError(f"half_width D must be >= {least} for this window, got {half_width}")
     dtype = center.dtype if center.is_floating_point() else torch.float32
     positions = torch.arange(source_length, device=center.device, dtype=dtype)  # (S,)
-    sigma = half_width / 2
-    return torch.exp(-((positions - center.unsqueeze(-1)) ** 2) / (2 * sigma**2))
+    return positions - center.unsqueeze(-1)

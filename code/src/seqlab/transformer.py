@@ -394,10 +394,6 @@ class Transformer(nn.Module):
             weights.append(w)
         return self.encoder_norm(x), weights
 
-    def memory(self, src: torch.Tensor, src_len: torch.Tensor) -> torch.Tensor:
-        """The encoder's output (N, S, E) for ``src`` (N, S) with lengths ``src_len`` (N,)."""
-        return self._memory(src, masks.combine(None, self._source_mask(src, src_len)))[0]
-
     def forward(
         self, src: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor, need_weights: bool = False
     ) -> torch.Tensor | tuple[torch.Tensor, dict]:
