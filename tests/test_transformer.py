@@ -342,7 +342,7 @@ def test_from_torch_refuses_a_different_attention_dropout():
     with pytest.raises(ValueError, match="dropout"):
         EncoderLayer.from_torch(ref)
     copy = EncoderLayer.from_torch(nn.TransformerEncoderLayer(E, H, FF, dropout=0.2, batch_first=True))
-    assert copy.dropout.p == 0.2
+    assert copy.dropout.p == copy.self_attn.dropout == 0.2  # the attention weights' dropout too
 
 
 def test_count_parameters():
