@@ -4,7 +4,7 @@ from torch import nn
 
 from seqlab.decoding import beam_search, greedy
 from seqlab.seq2seq import Seq2Seq
-from seqlab.text import BOS
+from seqlab.text import BOS, EOS, PAD
 
 CONFIGS = [
     dict(attention=None),
@@ -88,17 +88,26 @@ def test_source_changes_reach_the_decoder_and_gradients_flow():
     assert all(p.grad is not None for p in model.parameters())
 
 
-def test_decoding_with_the_model_step():
+@pytest.mark.parametrize("config", CONFIGS[:4], ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_decoding_with_the_model_step(config):
     torch.manual_seed(3)
-    model = Seq2Seq(
-        12, 10, embed_size=8, hidden_size=16, attention="general", style="luong", input_feeding=True
-    )
+    model = Seq2Seq(12, 10, embed_size=8, hidden_size=16, **config).eval()
     src, src_len, _ = _batch()
     out = greedy(model.decoder_step(), model.encode(src, src_len), batch_size=3, max_len=6)
-    assert out.shape[0] == 3 and out.shape[1] <= 6
-    state = model.encode(src[:1], src_len[:1])
-    hypotheses = beam_search(model.decoder_step(), state, beam_size=3, max_len=6, alpha=1.0)
-    assert 1 <= len(hypotheses) <= 3
+    # feeding greedy's own output back under teacher forcing, its argmax is that output again
+    tgt_in = torch.cat([torch.full((3, 1), BOS), out[:, :-1]], dim=1)
+    with torch.no_grad():
+        after_eos = (out == EOS).cumsum(1) - (out == EOS).long() > 0  # greedy pads these
+        assert torch.equal(model(src, src_len, tgt_in)[0].argmax(-1).masked_fill(after_eos, PAD), out)
+        state = model.encode(src[:1], src_len[:1])
+        hypotheses = beam_search(model.decoder_step(), state, beam_size=3, max_len=6, alpha=1.0)
+        assert 1 <= len(hypotheses) <= 3
+        for tokens, score in hypotheses:  # each score is its mean log-probability under the model
+            tgt = torch.cat([torch.tensor([BOS]), tokens[:-1]]).unsqueeze(0)
+            log_p = model(src[:1], src_len[:1], tgt)[0].log_softmax(-1)[0]
+            assert abs(log_p.gather(1, tokens[:, None]).sum().item() / len(tokens) - score) < 1e-5
+        one = beam_search(model.decoder_step(), model.encode(src[:1], src_len[:1]), beam_size=1, max_len=6)
+        assert torch.equal(one[0][0], out[0][: len(one[0][0])])  # a beam of one is greedy
 
 
 def test_bad_configurations_and_inputs():

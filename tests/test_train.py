@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from seqlab.train import History, clip_grad_norm, fit, linear_decay, progress_enabled
+from seqlab.utils import eval_mode
 
 
 def _regression(n=256):
@@ -167,3 +168,18 @@ def test_linear_decay_rises_then_falls_to_zero():
             linear_decay(**bad)
     with pytest.raises(TypeError, match="steps"):
         linear_decay(10.0)
+
+
+def test_eval_mode_restores_the_mode_even_after_an_error():
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout(0.5))
+    with eval_mode(model):
+        assert not model.training and not model[1].training
+    assert model.training and model[1].training
+    with pytest.raises(ZeroDivisionError):
+        with eval_mode(model):
+            1 / 0
+    assert model.training and model[1].training  # restored, though the body raised
+    model.eval()
+    with eval_mode(model):
+        pass
+    assert not model.training  # a model in evaluation mode stays there

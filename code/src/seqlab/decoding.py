@@ -156,7 +156,7 @@ def beam_search(
     eos: int = EOS,
     device: str | torch.device | None = None,
 ) -> list[tuple[torch.Tensor, float]]:
-    """Beam search for one input (``state`` has batch size 1).
+    """Beam search for one input (``state`` has batch size 1): ``beam_search_batch`` with N = 1.
 
     Args:
         step: the model, as described in the module docstring.
@@ -171,44 +171,7 @@ def beam_search(
         Up to ``beam_size`` finished hypotheses, best first: ``(tokens, score)`` with tokens the
         (T,) ids without BOS (ending with EOS unless cut at ``max_len``).
     """
-    if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
-        raise ValueError(f"beam_size must be an int >= 1, got {beam_size!r}")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < math.inf:
-        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
-    _check_args(step, state, 1, max_len, bos=bos, eos=eos)
-    device = _state_device(state, device)
-    alive = torch.full((1, 1), bos, dtype=torch.long, device=device)  # (B, t): BOS, prefixes
-    scores = torch.zeros(1, device=device)  # (B,): log p(prefix | x) of each
-    finished: list[tuple[torch.Tensor, float]] = []
-    for t in range(1, max_len + 1):
-        log_probs, state = step(alive[:, -1], state)  # (B, V)
-        _check_log_probs(log_probs, alive.shape[0])
-        alive, scores = alive.to(log_probs.device), scores.to(log_probs.device)
-        vocab = log_probs.shape[1]
-        candidates = (scores[:, None] + log_probs.float()).flatten()  # (B V,): all extensions
-        top_scores, top = candidates.topk(min(2 * beam_size, len(candidates)))  # best first
-        rows, tokens = top // vocab, top % vocab  # which prefix, which next token
-        ends = tokens == eos if t < max_len else torch.ones_like(tokens, dtype=torch.bool)
-        keep = (~ends).nonzero().squeeze(1)[:beam_size]  # the k best that go on
-        # finished extensions ranked above the last one kept are stored, normalised
-        last = int(keep[-1]) if len(keep) == beam_size else len(top)
-        for i in ends[:last].nonzero().squeeze(1).tolist():
-            sequence = torch.cat([alive[rows[i], 1:], tokens[i : i + 1]])
-            normalised = top_scores[i].item() / len(sequence) ** alpha
-            finished.append((sequence, normalised))
-        if len(keep) == 0:
-            break
-        if alpha == 0 and len(finished) >= beam_size:
-            # with alpha = 0 a score can only fall as a hypothesis grows: stop once
-            # no alive hypothesis can still enter the k best finished ones
-            kth_best = sorted((s for _, s in finished), reverse=True)[beam_size - 1]
-            if top_scores[keep[0]].item() < kth_best:
-                break
-        alive = torch.cat([alive[rows[keep]], tokens[keep, None]], dim=1)
-        scores = top_scores[keep]
-        state = select_state(state, rows[keep])
-    finished.sort(key=lambda pair: pair[1], reverse=True)
-    return finished[:beam_size]
+    return beam_search_batch(step, state, 1, beam_size, max_len, alpha, bos, eos, device)[0]
 
 
 @torch.no_grad()
@@ -254,9 +217,10 @@ def beam_search_batch(
         group = torch.repeat_interleave(torch.arange(len(active), device=dev), counts)  # (R,)
         slot = torch.arange(len(owner), device=dev) - start[group]  # (R,): rank within the input
         width = int(counts.max())
-        grid = torch.full((len(active), width, vocab), -math.inf, device=dev)
-        grid[group, slot] = scores[:, None] + log_probs.float()
-        top_scores, top = grid.flatten(1).topk(min(2 * beam_size, width * vocab), dim=1)  # (A, C)
+        # the bracket of the top-k equation for every prefix and token, (A, W, V); -inf in empty slots
+        candidates = torch.full((len(active), width, vocab), -math.inf, device=dev)
+        candidates[group, slot] = scores[:, None] + log_probs.float()
+        top_scores, top = candidates.flatten(1).topk(min(2 * beam_size, width * vocab), dim=1)  # (A, C)
         parent, tokens = top // vocab, top % vocab
         valid = parent < counts[:, None]  # not a padding slot
         rows = start[:, None] + parent  # (A, C): the global row of each candidate's prefix

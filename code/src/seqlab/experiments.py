@@ -33,6 +33,7 @@ from torch import nn
 from . import data, metrics
 from .decoding import CountingStep, beam_search_batch, greedy
 from .text import PAD, Seq2SeqBatch, Vocab, encode_pairs
+from .utils import eval_mode
 
 __all__ = ["copy_pairs", "sequence_loss", "translate", "exact_match_eval", "target_log_probs", "beam_eval"]
 
@@ -136,11 +137,9 @@ def translate(
     if device is None:
         device = next(model.parameters()).device
     batch = encode_pairs([(s, "") for s in sources], src_vocab, tgt_vocab)
-    was_training = model.training
-    model.eval()
-    state = model.encode(batch.src.to(device), batch.src_len.to(device))
-    out = greedy(model.decoder_step(), state, batch_size=len(sources), max_len=max_len)
-    model.train(was_training)
+    with eval_mode(model):
+        state = model.encode(batch.src.to(device), batch.src_len.to(device))
+        out = greedy(model.decoder_step(), state, batch_size=len(sources), max_len=max_len)
     return [tgt_vocab.decode(row) for row in out]
 
 
@@ -195,10 +194,8 @@ def target_log_probs(
     if device is None:
         device = next(model.parameters()).device
     batch = encode_pairs(list(pairs), src_vocab, tgt_vocab)
-    was_training = model.training
-    model.eval()
-    out = model(batch.src.to(device), batch.src_len.to(device), batch.tgt_in.to(device))
-    model.train(was_training)
+    with eval_mode(model):
+        out = model(batch.src.to(device), batch.src_len.to(device), batch.tgt_in.to(device))
     logits = out[0] if isinstance(out, tuple) else out  # (N, L, V)
     target = batch.tgt_out.to(device)
     picked = logits.log_softmax(-1).gather(-1, target.unsqueeze(-1)).squeeze(-1)  # (N, L)
@@ -239,30 +236,28 @@ def beam_eval(
     references = [t for _, t in pairs]
     max_len = max(len(tgt_vocab.encode(t)) for t in references) + 3
     batch = encode_pairs([(s, "") for s in sources], src_vocab, tgt_vocab)
-    was_training = model.training
-    model.eval()
-    states = model.encode(batch.src.to(device), batch.src_len.to(device))
-    rows = []
-    for k in beam_sizes:
-        for alpha in alphas:
-            counted = CountingStep(model.decoder_step())
-            began = time.perf_counter()
-            results = beam_search_batch(
-                counted, states, len(sources), beam_size=k, max_len=max_len, alpha=alpha
-            )
-            outputs = [tgt_vocab.decode(hypotheses[0][0]) for hypotheses in results]
-            seconds = time.perf_counter() - began
-            rows.append(
-                {
-                    "beam_size": k,
-                    "alpha": alpha,
-                    "exact_match": metrics.exact_match(outputs, references),
-                    "mean_length": sum(map(len, outputs)) / len(outputs),
-                    "calls": counted.calls,
-                    "hypotheses": counted.rows / len(outputs),
-                    "ms": 1e3 * seconds / len(outputs),
-                    "outputs": outputs,
-                }
-            )
-    model.train(was_training)
+    with eval_mode(model):
+        states = model.encode(batch.src.to(device), batch.src_len.to(device))
+        rows = []
+        for k in beam_sizes:
+            for alpha in alphas:
+                counted = CountingStep(model.decoder_step())
+                began = time.perf_counter()
+                results = beam_search_batch(
+                    counted, states, len(sources), beam_size=k, max_len=max_len, alpha=alpha
+                )
+                outputs = [tgt_vocab.decode(hypotheses[0][0]) for hypotheses in results]
+                seconds = time.perf_counter() - began
+                rows.append(
+                    {
+                        "beam_size": k,
+                        "alpha": alpha,
+                        "exact_match": metrics.exact_match(outputs, references),
+                        "mean_length": sum(map(len, outputs)) / len(outputs),
+                        "calls": counted.calls,
+                        "hypotheses": counted.rows / len(outputs),
+                        "ms": 1e3 * seconds / len(outputs),
+                        "outputs": outputs,
+                    }
+                )
     return rows

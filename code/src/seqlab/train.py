@@ -24,6 +24,7 @@ import torch
 from torch import nn
 
 from .device import get_device
+from .utils import eval_mode
 
 __all__ = [
     "History",
@@ -213,6 +214,54 @@ def _make_optimizer(optimizer, params, lr: float) -> torch.optim.Optimizer:
     return choices[optimizer](params, lr=lr)
 
 
+class _Minibatches:
+    """Row indices of minibatches (``next()``: (B,) on ``device``): the N rows are shuffled by a
+    generator seeded with ``seed``, cut into batches, and shuffled again when too few are left."""
+
+    def __init__(self, n: int, batch_size: int, seed: int, device: torch.device) -> None:
+        self.n, self.batch_size, self.device = n, batch_size, device
+        self.generator = torch.Generator().manual_seed(seed)
+        self.order, self.pos = torch.randperm(n, generator=self.generator), 0
+
+    def next(self) -> torch.Tensor:
+        if self.pos + self.batch_size > self.n:
+            self.order, self.pos = torch.randperm(self.n, generator=self.generator), 0
+        self.pos += self.batch_size
+        return self.order[self.pos - self.batch_size : self.pos].to(self.device)
+
+
+def _optimizer_step(model, batch, loss_fn, opt, sched, params, clip_norm, history: History) -> bool:
+    """One step on ``batch``: loss, gradients, clipping, update; the loss and gradient norm go into
+    ``history``. Returns False, without updating, at a non-finite loss or gradient norm."""
+    opt.zero_grad(set_to_none=True)
+    loss = loss_fn(model, batch)
+    if loss.dim() != 0:
+        raise ValueError(f"loss_fn must return a scalar, got shape {tuple(loss.shape)}")
+    value = loss.item()
+    if not math.isfinite(value):
+        return False
+    history.loss.append(value)
+    loss.backward()
+    norm = clip_grad_norm(params, math.inf if clip_norm is None else clip_norm)
+    history.grad_norm.append(norm)
+    history.clipped.append(clip_norm is not None and norm > clip_norm)
+    if not math.isfinite(norm):
+        return False
+    opt.step()
+    if sched is not None:
+        sched.step()
+    return True
+
+
+def _evaluate(model: nn.Module, eval_fn, step: int, history: History, start: float) -> None:
+    """Run ``eval_fn`` in evaluation mode without gradients; record its metrics and time."""
+    began = time.perf_counter()
+    history.eval_at_seconds.append(began - start - history.eval_seconds)
+    with eval_mode(model), torch.no_grad():
+        history.evals.append((step, {k: float(v) for k, v in eval_fn(model).items()}))
+    history.eval_seconds += time.perf_counter() - began
+
+
 def fit(
     model: nn.Module,
     data: Batch,
@@ -279,63 +328,28 @@ def fit(
     params = [p for p in model.parameters() if p.requires_grad]
     opt = _make_optimizer(optimizer, params, lr)
     sched = scheduler(opt) if scheduler is not None else None
-    gen = torch.Generator().manual_seed(seed)
-    batch_size = min(batch_size, n)
     history = History(label=label)
-
-    def evaluate(step: int) -> None:
-        if eval_fn is None:
-            return
-        was_training = model.training
-        model.eval()
-        began = time.perf_counter()
-        history.eval_at_seconds.append(began - start - history.eval_seconds)
-        with torch.no_grad():
-            history.evals.append((step, {k: float(v) for k, v in eval_fn(model).items()}))
-        history.eval_seconds += time.perf_counter() - began
-        model.train(was_training)
-
     model.train()
-    order, pos = torch.randperm(n, generator=gen), 0
+    batches = _Minibatches(n, min(batch_size, n), seed, device)
     start = time.perf_counter()
     bar = tqdm(range(1, steps + 1), desc=label, disable=not progress_enabled(progress), leave=False)
     for step in bar:
-        if pos + batch_size > n:
-            order, pos = torch.randperm(n, generator=gen), 0
-        idx = order[pos : pos + batch_size].to(device)
-        pos += batch_size
-        batch = _same_kind(data, (t[idx] for t in data))
-
-        opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model, batch)
-        if loss.dim() != 0:
-            raise ValueError(f"loss_fn must return a scalar, got shape {tuple(loss.shape)}")
-        loss_value = loss.item()
-        if not math.isfinite(loss_value):
+        rows = batches.next()  # (B,) row indices
+        batch = _same_kind(data, (t[rows] for t in data))
+        if not _optimizer_step(model, batch, loss_fn, opt, sched, params, clip_norm, history):
             history.diverged_at = step
             break
-        loss.backward()
-        norm = clip_grad_norm(params, math.inf if clip_norm is None else clip_norm)
-        history.loss.append(loss_value)
-        history.grad_norm.append(norm)
-        history.clipped.append(clip_norm is not None and norm > clip_norm)
-        if not math.isfinite(norm):
-            history.diverged_at = step
-            break
-        opt.step()
-        if sched is not None:
-            sched.step()
-        if eval_every and step % eval_every == 0 and step != steps:
-            evaluate(step)
+        if eval_fn is not None and eval_every and step % eval_every == 0 and step != steps:
+            _evaluate(model, eval_fn, step, history, start)
             if stop_when is not None and stop_when(history.evals[-1][1]):
                 history.stopped_early = True
                 break
         if step % 10 == 0:
-            bar.set_postfix(loss=f"{loss_value:.4g}")
+            bar.set_postfix(loss=f"{history.loss[-1]:.4g}")
     bar.close()
     if history.diverged:
         log.warning("%s diverged at step %d: non-finite loss or gradient", label, history.diverged_at)
-    elif not history.stopped_early:
-        evaluate(history.steps)
+    elif not history.stopped_early and eval_fn is not None:
+        _evaluate(model, eval_fn, history.steps, history, start)
     history.seconds = time.perf_counter() - start
     return history
