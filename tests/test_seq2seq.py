@@ -151,5 +151,5 @@ def test_bidirectional_encoder_equals_a_packed_bidirectional_gru():
     out, _ = ref(packed)
     out, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])
     state = model.encode(src, src_len)
-    mask = state["mask"].unsqueeze(-1)
+    mask = state["source_mask"].unsqueeze(-1)
     torch.testing.assert_close(state["enc_out"] * mask, model.bridge(out) * mask)

@@ -25,7 +25,7 @@ import torch
 from torch import nn
 
 from .attention import AttentionScore, masked_softmax
-from .masks import gaussian_window, local_window
+from .masks import gaussian_window, local_window, padding_mask
 from .text import PAD
 
 __all__ = ["Seq2Seq"]
@@ -125,13 +125,13 @@ class Seq2Seq(nn.Module):
             backward = backward.gather(1, flip.expand_as(backward))  # back in source order
             enc_out = self.bridge(torch.cat([enc_out, backward], dim=-1))  # (N, S, 2 E_h) -> (N, S, E_h)
         rows = torch.arange(src.shape[0], device=src.device)
-        mask = torch.arange(src.shape[1], device=src.device) < src_len.to(src.device).unsqueeze(1)  # (N, S)
         state = {
             "s": enc_out[rows, src_len.to(src.device) - 1],
             "t": torch.zeros(src.shape[0], device=src.device),
         }
         if self.attention is not None:
-            state.update(enc_out=enc_out, mask=mask, length=src_len.to(src.device).float())
+            source_mask = padding_mask(src_len.to(src.device), src.shape[1])  # (N, S), True = a real token
+            state.update(enc_out=enc_out, source_mask=source_mask, length=src_len.to(src.device).float())
             state["keys"] = self.score.project_keys(enc_out)  # once per source, not per step
             if self.input_feeding:
                 state["feed"] = enc_out.new_zeros(src.shape[0], self.hidden_size)
@@ -143,9 +143,9 @@ class Seq2Seq(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """Attention of queries (N, L, E_h), at decoder steps ``t`` (N, L), over the encoder
         states: context (N, L, E_h), weights (N, L, S) and window centres p_t (N, L) or None."""
-        enc_out, mask = state["enc_out"], state["mask"]
+        enc_out = state["enc_out"]
         scores = self.score(query, enc_out, projected=state["keys"])  # (N, L, S)
-        allowed = mask.unsqueeze(1)  # (N, 1, S): real source positions
+        allowed = state["source_mask"].unsqueeze(1)  # (N, 1, S): real source positions
         gauss = center = None
         if self.window is not None:
             kind, half = self.window[0], int(self.window[1])
@@ -161,41 +161,50 @@ class Seq2Seq(nn.Module):
         context = weights @ enc_out  # (N, L, E_h)
         return context, weights, center
 
-    def _recur(self, x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    def _gru(self, x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
         """One step of the decoder GRU: input x (N, E_in), state s (N, E_h) -> new state (N, E_h)."""
         if self.feeds_attention:
             return self.decoder(x, s)  # a GRUCell
         return self.decoder(x.unsqueeze(1), s.unsqueeze(0))[0].squeeze(1)  # a GRU, one position
 
     def step(self, tokens: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict, torch.Tensor | None]:
-        """One decoder step: ``tokens`` (N,) the previous output token.
+        """One decoder step: ``tokens`` (N,) the previous output token y_{t-1}.
 
-        With a local window, the new state's ``"center"`` (N,) is this step's p_t.
-        Returns ``(logits (N, V), new_state, attention weights (N, S) or None)``.
+        Returns ``(logits (N, V), new_state, attention weights (N, S) or None)``; with a local
+        window, the new state's ``"center"`` (N,) is this step's p_t.
         """
-        x = self.drop(self.tgt_embed(tokens))  # (N, E_emb)
-        new = dict(state)
-        weights = None
+        x = self.drop(self.tgt_embed(tokens))  # e_y(y_{t-1}): (N, E_emb)
+        hidden, new, weights = self._decode(x, state)  # s_t (Luong: h~_t), the new state
+        logits = self.out(self.drop(hidden))  # W_o s_t + b_o: (N, V)
+        return logits, {**new, "t": state["t"] + 1}, weights
+
+    def _decode(self, x: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict, torch.Tensor | None]:
         if self.attention is None:
-            s = self._recur(x, state["s"])
-            hidden = s
-        elif self.style == "bahdanau":
-            context, weights, _ = self._attend(state["s"].unsqueeze(1), state, state["t"].unsqueeze(1))
-            context, weights = context.squeeze(1), weights.squeeze(1)  # from s_{t-1}
-            s = self._recur(torch.cat([x, context], dim=-1), state["s"])
-            hidden = s
-        else:
-            inputs = torch.cat([x, state["feed"]], dim=-1) if self.input_feeding else x
-            s = self._recur(inputs, state["s"])
-            context, weights, center = self._attend(s.unsqueeze(1), state, state["t"].unsqueeze(1))
-            context, weights = context.squeeze(1), weights.squeeze(1)  # from s_t
-            if center is not None:
-                new["center"] = center.squeeze(1)  # p_t, the window's centre: (N,)
-            hidden = torch.tanh(self.combine(torch.cat([context, s], dim=-1)))  # h~_t
-            if self.input_feeding:
-                new["feed"] = hidden
-        new["s"], new["t"] = s, state["t"] + 1
-        return self.out(self.drop(hidden)), new, weights
+            return self._plain_step(x, state)
+        return self._bahdanau_step(x, state) if self.style == "bahdanau" else self._luong_step(x, state)
+
+    def _plain_step(self, x: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict, None]:
+        """No attention: s_t = GRU_dec(e_y(y_{t-1}), s_{t-1})."""
+        s = self._gru(x, state["s"])  # s_t: (N, E_h)
+        return s, {**state, "s": s}, None
+
+    def _bahdanau_step(self, x: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict, torch.Tensor]:
+        """c_t from the previous state s_{t-1}, then s_t = GRU_dec([e_y(y_{t-1}); c_t], s_{t-1})."""
+        context, weights, _ = self._attend(state["s"].unsqueeze(1), state, state["t"].unsqueeze(1))
+        s = self._gru(torch.cat([x, context.squeeze(1)], dim=-1), state["s"])  # s_t: (N, E_h)
+        return s, {**state, "s": s}, weights.squeeze(1)
+
+    def _luong_step(self, x: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict, torch.Tensor]:
+        """s_t = GRU_dec(e_y(y_{t-1}) (and h~_{t-1} with input feeding), s_{t-1}); c_t from s_t;
+        h~_t = tanh(W_c [c_t; s_t])."""
+        inputs = torch.cat([x, state["feed"]], dim=-1) if self.input_feeding else x
+        s = self._gru(inputs, state["s"])  # s_t: (N, E_h)
+        context, weights, center = self._attend(s.unsqueeze(1), state, state["t"].unsqueeze(1))
+        hidden = torch.tanh(self.combine(torch.cat([context.squeeze(1), s], dim=-1)))  # h~_t: (N, E_h)
+        new = {**state, "s": s} | ({"feed": hidden} if self.input_feeding else {})
+        if center is not None:
+            new["center"] = center.squeeze(1)  # p_t, the window's centre: (N,)
+        return hidden, new, weights.squeeze(1)
 
     # ------------------------------------------------------------------ teacher forcing
     def forward(
