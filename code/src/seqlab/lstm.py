@@ -46,7 +46,7 @@ from .rnn import (
     reset_recurrent_parameters,
 )
 
-__all__ = ["LSTMStep", "LSTMTrace", "LSTM", "GRU"]
+__all__ = ["LSTMStep", "LSTMTrace", "lstm_cell", "LSTM", "GRU"]
 
 
 class LSTMStep(NamedTuple):
@@ -69,6 +69,21 @@ class LSTMTrace(NamedTuple):
     o: torch.Tensor
     c: torch.Tensor
     h: torch.Tensor
+
+
+def lstm_cell(z: torch.Tensor, c: torch.Tensor) -> LSTMStep:
+    """The LSTM equations from the pre-activations ``z`` (N, 4 E_h), that is
+    x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh for the gates i, f, g, o in that order, and the
+    previous cell ``c`` = c_{t-1} (N, E_h). Returns every gate and the new c and h, each (N, E_h).
+    """
+    z_i, z_f, z_g, z_o = z.chunk(4, dim=-1)
+    i = torch.sigmoid(z_i)  # input gate: how much new content to write
+    f = torch.sigmoid(z_f)  # forget gate: how much of the old cell to keep
+    g = torch.tanh(z_g)  # new content
+    o = torch.sigmoid(z_o)  # output gate: how much of the cell to show
+    c = f * c + i * g  # the cell is updated by addition
+    h = o * torch.tanh(c)
+    return LSTMStep(i, f, g, o, c, h)
 
 
 class _Recurrent(nn.Module):
@@ -138,19 +153,11 @@ class LSTM(_Recurrent):
     torch_class = nn.LSTM
 
     def step(self, x_t: torch.Tensor, h: torch.Tensor, c: torch.Tensor) -> LSTMStep:
-        """One step of the equations.
-
-        ``x_t`` (N, E_in); ``h`` = h_{t-1} and ``c`` = c_{t-1}, each (N, E_h).
+        """One step of the equations: the pre-activations of ``x_t`` (N, E_in) and ``h`` = h_{t-1},
+        then ``lstm_cell`` with ``c`` = c_{t-1} (each (N, E_h)).
         Returns every gate and the new ``c`` and ``h``, each (N, E_h).
         """
-        z_i, z_f, z_g, z_o = self._gate_inputs(x_t, h).chunk(4, dim=-1)
-        i = torch.sigmoid(z_i)  # input gate: how much new content to write
-        f = torch.sigmoid(z_f)  # forget gate: how much of the old cell to keep
-        g = torch.tanh(z_g)  # new content
-        o = torch.sigmoid(z_o)  # output gate: how much of the cell to show
-        c = f * c + i * g  # the cell is updated by addition
-        h = o * torch.tanh(c)
-        return LSTMStep(i, f, g, o, c, h)
+        return lstm_cell(self._gate_inputs(x_t, h), c)
 
     def forward(
         self,

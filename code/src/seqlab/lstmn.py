@@ -24,12 +24,14 @@ gate weights have ``nn.LSTM``'s layout.
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import torch
 from torch import nn
 from torch.nn import functional as F
+
+from .lstm import lstm_cell
+from .rnn import init_recurrent_parameters
 
 __all__ = ["LSTMN"]
 
@@ -51,20 +53,14 @@ class LSTMN(nn.Module):
                 raise TypeError(f"{name} must be an int, got {type(size).__name__} {size!r}")
             if size < 1:
                 raise ValueError(f"{name} must be >= 1, got {name}={size}")
-        self.input_size, self.hidden_size, self.attention_size = input_size, hidden_size, a
-        # the LSTM part, laid out as nn.LSTM: gates i, f, g, o stacked in 4 E_h rows
-        self.weight_ih = nn.Parameter(torch.empty(4 * hidden_size, input_size))
-        self.weight_hh = nn.Parameter(torch.empty(4 * hidden_size, hidden_size))
-        self.bias_ih = nn.Parameter(torch.empty(4 * hidden_size))
-        self.bias_hh = nn.Parameter(torch.empty(4 * hidden_size))
+        self.attention_size = a
         # the intra-attention: a_i^t = v^T tanh(W_h h_i + W_x x_t + W_h~ h~_{t-1})
         self.attn_h = nn.Linear(hidden_size, a, bias=False)  # W_h: (A, E_h)
         self.attn_x = nn.Linear(input_size, a)  # W_x: (A, E_in), and the score's one bias (A,)
         self.attn_s = nn.Linear(hidden_size, a, bias=False)  # W_h~: (A, E_h), reads h~_{t-1}
         self.attn_v = nn.Linear(a, 1, bias=False)  # v^T: (1, A)
-        bound = 1 / math.sqrt(hidden_size)
-        for p in (self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh):
-            nn.init.uniform_(p, -bound, bound)
+        # the LSTM part, as one layer of nn.LSTM (gates i, f, g, o stacked in 4 E_h rows)
+        init_recurrent_parameters(self, input_size, hidden_size, gates=4, bias=True)
 
     def forward(
         self,
@@ -90,40 +86,45 @@ class LSTMN(nn.Module):
             i = 0 .. t-1, and zeros beyond: no peeking.
         """
         h0, c0, lengths = self._check_inputs(x, lengths, state, attention)
-        n, steps, _ = x.shape
-        # the terms that depend on the input only, for every step at once
-        gates_x = x @ self.weight_ih.T + self.bias_ih + self.bias_hh  # (N, T, 4E_h)
-        query_x = self.attn_x(x)  # W_x x_t (+ bias): (N, T, A)
+        gates_x = x @ self.weight_ih.T + self.bias_ih + self.bias_hh  # W_ih x_t + b, every t: (N, T, 4E_h)
+        query_x = self.attn_x(x)  # W_x x_t (+ bias), every t: (N, T, A)
         hidden_tape, memory_tape = [h0], [c0]  # entry 0: the initial state
         key_tape = [self.attn_h(h0)]  # W_h h_i, once per entry: (N, A) each
-        h_sum = h0  # h~_0, read by step 1
-        rows = []
-        for t in range(1, steps + 1):  # x_t is x[:, t - 1]; entries 0..t-1
-            if attention == "learned":
-                query = query_x[:, t - 1] + self.attn_s(h_sum)  # (N, A)
-                keys = torch.stack(key_tape, dim=1)  # (N, t, A)
-                a = self.attn_v(torch.tanh(keys + query[:, None]))  # a^t: (N, t, 1)
-                s = a.squeeze(-1).softmax(dim=-1)  # s^t: (N, t)
-            else:  # all the weight on the newest entry, t - 1: an LSTM
-                s = F.one_hot(x.new_full((n,), t - 1, dtype=torch.long), t)
-                s = s.to(x.dtype)
-            h_tape = torch.stack(hidden_tape, dim=1)  # (N, t, E_h)
-            c_tape = torch.stack(memory_tape, dim=1)
-            h_sum = (s[:, None] @ h_tape).squeeze(1)  # h~_t: (N, E_h)
-            c_sum = (s[:, None] @ c_tape).squeeze(1)  # c~_t: (N, E_h)
-            z = gates_x[:, t - 1] + h_sum @ self.weight_hh.T  # (N, 4E_h)
-            i, f, g, o = z.chunk(4, dim=-1)
-            c = torch.sigmoid(f) * c_sum + torch.sigmoid(i) * torch.tanh(g)
-            h = torch.sigmoid(o) * torch.tanh(c)
-            hidden_tape.append(h)  # (h_t, c_t) become tape entry t
-            memory_tape.append(c)
-            key_tape.append(self.attn_h(h))
-            rows.append(F.pad(s, (0, steps - t)))  # s^t, zeros beyond: (N, T)
+        h_sum, rows = h0, []  # h~_0, read by step 1
+        for t in range(1, x.shape[1] + 1):  # x_t is x[:, t - 1]; entries 0..t-1
+            s = self._weights(query_x[:, t - 1], h_sum, key_tape, attention)  # s^t: (N, t)
+            h_sum = (s[:, None] @ torch.stack(hidden_tape, dim=1)).squeeze(1)  # h~_t: (N, E_h)
+            c_sum = (s[:, None] @ torch.stack(memory_tape, dim=1)).squeeze(1)  # c~_t: (N, E_h)
+            z = gates_x[:, t - 1] + h_sum @ self.weight_hh.T  # pre-activations of i, f, g, o
+            new = lstm_cell(z, c_sum)  # the LSTM step on h~_t and c~_t: gates, c_t and h_t
+            hidden_tape.append(new.h)  # (h_t, c_t) become tape entry t
+            memory_tape.append(new.c)
+            key_tape.append(self.attn_h(new.h))
+            rows.append(F.pad(s, (0, x.shape[1] - t)))  # s^t, zeros beyond: (N, T)
+        return self._outputs(hidden_tape, memory_tape, rows, lengths)
+
+    def _weights(
+        self, query_x: torch.Tensor, h_sum: torch.Tensor, key_tape: list[torch.Tensor], attention: str
+    ) -> torch.Tensor:
+        """s^t (N, t) over the entries 0..t-1 of the tape: softmax_i(a_i^t), from ``query_x`` =
+        W_x x_t (N, A), ``h_sum`` = h~_{t-1} and ``key_tape`` = [W_h h_i]; with
+        ``attention="last"``, all the weight on the newest entry, t - 1 (an LSTM)."""
+        t = len(key_tape)
+        if attention == "last":
+            newest = torch.full((query_x.shape[0],), t - 1, dtype=torch.long, device=query_x.device)
+            return F.one_hot(newest, t).to(query_x.dtype)
+        query = query_x + self.attn_s(h_sum)  # W_x x_t + W_h~ h~_{t-1}: (N, A)
+        a = self.attn_v(torch.tanh(torch.stack(key_tape, dim=1) + query[:, None]))  # a^t: (N, t, 1)
+        return a.squeeze(-1).softmax(dim=-1)
+
+    @staticmethod
+    def _outputs(hidden_tape, memory_tape, rows, lengths):
+        """h_1 .. h_T (N, T, E_h), the state at each sequence's last real step, the weights."""
         out = torch.stack(hidden_tape[1:], dim=1)  # h_1 .. h_T: (N, T, E_h)
         cells = torch.stack(memory_tape[1:], dim=1)  # c_1 .. c_T
         if lengths is None:
-            lengths = x.new_full((n,), steps, dtype=torch.long)
-        batch = torch.arange(n, device=x.device)
+            lengths = torch.full((out.shape[0],), out.shape[1], dtype=torch.long, device=out.device)
+        batch = torch.arange(out.shape[0], device=out.device)
         last = (out[batch, lengths - 1], cells[batch, lengths - 1])
         return out, last, torch.stack(rows, dim=1)
 
