@@ -228,8 +228,10 @@ def test_the_cache_and_a_projected_memory_give_the_full_attention():
         mha(x, memory, memory, memory_kv=projected)
     with pytest.raises(ValueError, match="memory_kv"):
         mha(x, None, None)
-    with pytest.raises(ValueError, match=r"\(N, H, S, D\) = \(2, 2, 6, 4\)"):
+    with pytest.raises(ValueError, match=r"\(N, H, S, D\), \(N, H, D\) = \(2, 2, 4\)"):
         mha(x, None, None, memory_kv=KV(projected.keys[:, :1], projected.values))
+    with pytest.raises(ValueError, match="KV"):
+        mha(x, x, x, cache=(projected.keys, projected.values))  # a plain pair, not a KV
     with pytest.raises(ValueError, match="not both"):
         mha(x, x, x, mask=causal_mask(5), is_causal=True)
 

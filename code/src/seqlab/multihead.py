@@ -209,20 +209,17 @@ class MultiheadAttention(nn.Module):
             )
         held = [kv for kv in (cache, memory_kv) if kv is not None]
         for kv in held:
-            expected = (n, self.num_heads, kv.keys.shape[2], self.head_dim)
-            if not isinstance(kv, KV) or kv.keys.shape != expected or kv.values.shape != expected:
+            heads = (n, self.num_heads, self.head_dim)  # (N, H, D)
+            ok = isinstance(kv, KV) and kv.keys.dim() == 4 and kv.keys.shape == kv.values.shape
+            if not ok or (*kv.keys.shape[:2], kv.keys.shape[3]) != heads:
                 raise ValueError(
-                    f"cache and memory_kv must be KV(keys, values), each (N, H, S, D) = {expected}"
+                    f"cache and memory_kv must be KV(keys, values), each (N, H, S, D), (N, H, D) = {heads}"
                 )
         source = sum(kv.keys.shape[2] for kv in held) + (key.shape[1] if key is not None else 0)
         if mask is None:
+            shape = (n, length, source)
             return _masks.from_torch_args(
-                attn_mask,
-                key_padding_mask,
-                is_causal,
-                (n, length, source),
-                self.num_heads,
-                device=query.device,
+                attn_mask, key_padding_mask, is_causal, shape, self.num_heads, device=query.device
             )
         if attn_mask is not None or key_padding_mask is not None or is_causal:
             raise ValueError(

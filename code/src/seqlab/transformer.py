@@ -108,7 +108,15 @@ class _Layer(nn.Module):
         """A copy of a batch-first, ReLU ``nn.TransformerEncoderLayer`` (for ``EncoderLayer``) or
         ``nn.TransformerDecoderLayer`` (for ``DecoderLayer``): same sizes, eps, dropout,
         weights, dtype and device."""
-        _check_torch_layer(layer)
+        if not layer.self_attn.batch_first or layer.activation is not F.relu:
+            raise ValueError("from_torch needs a layer built with batch_first=True and activation='relu'")
+        if layer.norm1.bias is None or layer.linear1.bias is None:
+            raise ValueError("from_torch needs a layer with biases (bias=True)")
+        if layer.self_attn.dropout != layer.dropout.p:
+            raise ValueError(
+                f"from_torch needs one dropout rate, got {layer.self_attn.dropout} on the attention "
+                f"weights and {layer.dropout.p} elsewhere"
+            )
         new = cls(
             layer.linear1.in_features, layer.self_attn.num_heads, layer.linear1.out_features,
             dropout=layer.dropout.p, norm_first=layer.norm_first, layer_norm_eps=layer.norm1.eps,
@@ -275,18 +283,6 @@ class DecoderLayer(_Layer):
             average_attn_weights=False,
         )
         return self.dropout(h), weights
-
-
-def _check_torch_layer(layer: nn.Module) -> None:
-    if not layer.self_attn.batch_first or layer.activation is not F.relu:
-        raise ValueError("from_torch needs a layer built with batch_first=True and activation='relu'")
-    if layer.norm1.bias is None or layer.linear1.bias is None:
-        raise ValueError("from_torch needs a layer with biases (bias=True)")
-    if layer.self_attn.dropout != layer.dropout.p:
-        raise ValueError(
-            f"from_torch needs one dropout rate, got {layer.self_attn.dropout} on the attention "
-            f"weights and {layer.dropout.p} elsewhere"
-        )
 
 
 def _check_tokens(tokens: torch.Tensor, vocab: int, name: str) -> None:
