@@ -232,6 +232,8 @@ def test_the_cache_and_a_projected_memory_give_the_full_attention():
         mha(x, None, None, memory_kv=KV(projected.keys[:, :1], projected.values))
     with pytest.raises(ValueError, match="KV"):
         mha(x, x, x, cache=(projected.keys, projected.values))  # a plain pair, not a KV
+    with pytest.raises(ValueError, match="is_causal with a cache"):
+        mha(x[:, :1], x[:, :1], x[:, :1], cache=cache, is_causal=True)
     with pytest.raises(ValueError, match="not both"):
         mha(x, x, x, mask=causal_mask(5), is_causal=True)
 

@@ -198,6 +198,8 @@ class MultiheadAttention(nn.Module):
             raise ValueError(
                 "pass key and value, or memory_kv with key = value = None; a cache needs key and value"
             )
+        if is_causal and cache is not None:
+            raise ValueError("is_causal with a cache: the cached keys precede the new queries; pass a mask")
         named = [("query", query)] + ([("key", key), ("value", value)] if memory_kv is None else [])
         for name, t in named:
             _check_input(name, t, self.embed_dim, dtype)

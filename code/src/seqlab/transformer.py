@@ -84,10 +84,13 @@ class _Layer(nn.Module):
         self.linear1 = nn.Linear(d_model, dim_feedforward)  # W_1, b_1
         self.linear2 = nn.Linear(dim_feedforward, d_model)  # W_2, b_2
         self.dropout = nn.Dropout(dropout)
-        norms = [nn.LayerNorm(d_model, eps=layer_norm_eps) if layer_norm else nn.Identity() for _ in range(3)]
+        norms = [
+            nn.LayerNorm(d_model, eps=layer_norm_eps) if layer_norm else nn.Identity()
+            for _ in range(self.sublayers)
+        ]
         self.norm1, self.norm2 = norms[:2]
-        if self.sublayers == 3:
-            self.norm3 = norms[2]
+        if self.sublayers == 3:  # a decoder layer: a third norm (registered here, before the
+            self.norm3 = norms[2]  # attentions, in torch's order of parameters), cross-attention
         self.self_attn = MultiheadAttention(d_model, nhead, dropout, impl=impl)
         if self.sublayers == 3:
             self.cross_attn = MultiheadAttention(d_model, nhead, dropout, impl=impl)
