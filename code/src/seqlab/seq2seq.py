@@ -179,6 +179,7 @@ class Seq2Seq(nn.Module):
         return logits, {**new, "t": state["t"] + 1}, weights
 
     def _decode(self, x: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict, torch.Tensor | None]:
+        """The step of this model's kind: (s_t or h~_t (N, E_h), new state, weights (N, S) or None)."""
         if self.attention is None:
             return self._plain_step(x, state)
         return self._bahdanau_step(x, state) if self.style == "bahdanau" else self._luong_step(x, state)
