@@ -71,9 +71,16 @@ format: $(STAMP)
 THIN_CHAPTERS := chapters/transformer.ipynb chapters/seq2seq.ipynb chapters/luong.ipynb
 NBVAL := $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:randomly
 
+# The chapters nbval runs are stored, outputs and all, in the book's execution cache
+# (code/tools/nbval_cache.py): `make book EXECUTION=cache` afterwards renders them without
+# running any chapter again. The cache starts empty, so it never holds a run of older code.
+NB_CACHE := _build/.jupyter_cache
+
 test: lint
 	$(OMP_ENV) $(BIN)/python -m pytest tests
-	SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) $(NBVAL) chapters
+	rm -rf $(NB_CACHE)
+	SEQLAB_NB_CACHE=$(NB_CACHE) PYTHONPATH=code/tools SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) \
+		$(NBVAL) -p nbval_cache chapters
 	ATEN_CPU_CAPABILITY=$$($(BIN)/python code/tools/robustness.py --second-kernel) \
 		SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) $(NBVAL) $(THIN_CHAPTERS)
 

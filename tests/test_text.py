@@ -14,6 +14,19 @@ def test_vocab_round_trip_and_specials():
     assert vocab.encode("z") == [text.UNK]
 
 
+def test_word_level_vocab_splits_words_and_punctuation():
+    vocab = text.Vocab(["six thousand, three hundred and twenty-three"], level="word")
+    assert vocab.tokenize("twenty-three,") == ["twenty", "-", "three", ","]
+    ids = vocab.encode("three hundred and twenty-three", eos=True)
+    assert len(ids) == 7 and ids[-1] == text.EOS and text.UNK not in ids
+    assert vocab.decode(ids) == "three hundred and twenty - three"
+    assert vocab.encode("seven") == [text.UNK]
+    with pytest.raises(ValueError, match="level"):
+        text.Vocab(["ab"], level="bytes")
+    with pytest.raises(TypeError, match="text must be a str"):
+        vocab.encode(["three"])
+
+
 def test_pad_and_encode_pairs():
     padded, lengths = text.pad([[5, 6, 7], [8]])
     assert padded.tolist() == [[5, 6, 7], [8, 0, 0]] and lengths.tolist() == [3, 1]

@@ -1,7 +1,9 @@
 """From strings to padded tensors and back: vocabularies, encoding, batching.
 
-The text tasks of ``seqlab.data`` are character-level: a ``Vocab`` maps each character to an id,
-with four special tokens at fixed ids (``PAD = 0``, ``BOS = 1``, ``EOS = 2``, ``UNK = 3``).
+The text tasks of ``seqlab.data`` are strings. A ``Vocab`` maps each token to an id, with four
+special tokens at fixed ids (``PAD = 0``, ``BOS = 1``, ``EOS = 2``, ``UNK = 3``). A token is a
+character (``level="char"``, the default), or a word or punctuation mark (``level="word"``:
+"twenty-three," is ``twenty``, ``-``, ``three``, ``,``), which makes a sentence 5-6 times shorter.
 ``encode_pairs`` turns (source, target) pairs into the tensors a sequence-to-sequence model
 trains on::
 
@@ -13,6 +15,7 @@ trains on::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -24,20 +27,37 @@ PAD, BOS, EOS, UNK = 0, 1, 2, 3
 SPECIALS = ("<pad>", "<bos>", "<eos>", "<unk>")
 
 
-class Vocab:
-    """A character vocabulary with the four special tokens first."""
+LEVELS = ("char", "word")
+_WORD = re.compile(r"\w+|[^\w\s]")  # a word, or one punctuation mark
 
-    def __init__(self, texts: Iterable[str]) -> None:
-        chars = sorted({ch for text in texts for ch in text})
-        self.itos: list[str] = list(SPECIALS) + chars
+
+class Vocab:
+    """A vocabulary of the tokens of ``texts``, with the four special tokens first.
+
+    ``level``: ``"char"`` (every character is a token) or ``"word"`` (words and punctuation
+    marks; spaces only separate them).
+    """
+
+    def __init__(self, texts: Iterable[str], level: str = "char") -> None:
+        if level not in LEVELS:
+            raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+        self.level = level
+        tokens = sorted({token for text in texts for token in self.tokenize(text)})
+        self.itos: list[str] = list(SPECIALS) + tokens
         self.stoi: dict[str, int] = {s: i for i, s in enumerate(self.itos)}
 
     def __len__(self) -> int:
         return len(self.itos)
 
+    def tokenize(self, text: str) -> list[str]:
+        """The tokens of ``text``: its characters, or its words and punctuation marks."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        return list(text) if self.level == "char" else _WORD.findall(text)
+
     def encode(self, text: str, bos: bool = False, eos: bool = False) -> list[int]:
-        """Ids of the characters of ``text`` (unknown ones as UNK), optionally framed by BOS/EOS."""
-        ids = [self.stoi.get(ch, UNK) for ch in text]
+        """Ids of the tokens of ``text`` (unknown ones as UNK), optionally framed by BOS/EOS."""
+        ids = [self.stoi.get(token, UNK) for token in self.tokenize(text)]
         return ([BOS] if bos else []) + ids + ([EOS] if eos else [])
 
     def decode(self, ids: Sequence[int] | torch.Tensor) -> str:
@@ -51,7 +71,7 @@ class Vocab:
             if i in (PAD, BOS):
                 continue
             out.append(self.itos[i] if 0 <= i < len(self.itos) else SPECIALS[UNK])
-        return "".join(out)
+        return ("" if self.level == "char" else " ").join(out)
 
 
 def pad(sequences: Sequence[Sequence[int]], value: int = PAD) -> tuple[torch.Tensor, torch.Tensor]:

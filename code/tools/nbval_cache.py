@@ -1,0 +1,78 @@
+"""A pytest plugin: the chapters nbval runs become the book's executed notebooks.
+
+`make test` proves every chapter runs with `pytest --nbval-lax`; `make book` executes every
+chapter again to render it. With this plugin (`-p nbval_cache`, `code/tools` on the path) and
+``SEQLAB_NB_CACHE`` set to the book's jupyter-cache folder (``_build/.jupyter_cache``), each
+notebook whose cells all passed is stored there with the outputs nbval received, exactly as
+myst-nb stores a notebook it executed itself. A book built afterwards with
+``EXECUTION=cache`` (myst-nb's ``cache`` mode) finds every chapter by the hash of its code cells
+and renders those outputs instead of running the chapter a second time: one execution serves the
+test and the book (`.ci/run`).
+
+A notebook with a failed, skipped or timed-out cell is not stored, so the book runs it itself
+(and fails on the same error). The cache is keyed on the notebook's code, not on ``seqlab``:
+start from an empty cache after changing the package (`make test` does).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+
+CACHE_ENV = "SEQLAB_NB_CACHE"
+
+
+def _cache_path() -> str | None:
+    return os.environ.get(CACHE_ENV) or None
+
+
+def _is_nbval_cell(item) -> bool:
+    return type(item).__name__ == "IPyNbCell" and hasattr(item, "cell")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if not (_cache_path() and _is_nbval_cell(item)):
+        return
+    report = outcome.get_result()
+    notebook = item.parent
+    failed = getattr(notebook, "_seqlab_failed", False) or report.failed or report.skipped
+    notebook._seqlab_failed = failed
+    if call.when == "call" and report.passed:
+        count = getattr(notebook, "_seqlab_count", 0) + 1
+        notebook._seqlab_count = count
+        item.cell.outputs = [nbformat.from_dict(dict(o)) for o in (item.test_outputs or [])]
+        item.cell.execution_count = count
+        for output in item.cell.outputs:
+            if output.output_type == "execute_result":
+                output.execution_count = count
+
+
+def pytest_runtest_teardown(item, nextitem):
+    path = _cache_path()
+    if not (path and _is_nbval_cell(item)):
+        return
+    notebook = item.parent
+    if nextitem is not None and nextitem.parent is notebook:
+        return  # more cells of this notebook to come
+    cells = [c for c in notebook.nb.cells if c.cell_type == "code"]
+    if getattr(notebook, "_seqlab_failed", False) or getattr(notebook, "_seqlab_count", 0) != len(cells):
+        return
+    store(notebook.nb, Path(str(notebook.fspath)), path)
+
+
+def store(nb: nbformat.NotebookNode, source: Path, cache_path: str) -> None:
+    """Put the executed notebook ``nb`` (read from ``source``) into the jupyter-cache at
+    ``cache_path`` as myst-nb's cache mode would have, replacing an earlier entry."""
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    cache = get_cache(cache_path)
+    record = cache.add_nb_to_project(str(source.resolve()))
+    cache.cache_notebook_bundle(
+        CacheBundleIn(nb, record.uri, data={"executed_by": "nbval"}), check_validity=False, overwrite=True
+    )

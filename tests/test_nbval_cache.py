@@ -1,0 +1,64 @@
+"""The notebooks nbval runs are stored in the book's execution cache, as myst-nb would store them.
+
+`make test` runs every chapter once under nbval with code/tools/nbval_cache.py, and `make book
+EXECUTION=cache` renders what was stored: the book must find each notebook by its code, with the
+outputs nbval saw, and must not find a notebook whose run failed.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+from jupyter_cache import get_cache
+
+TOOLS = Path(__file__).resolve().parents[1] / "code" / "tools"
+
+
+def _notebook(path: Path, *sources: str) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# A page")] + [nbformat.v4.new_code_cell(s) for s in sources]
+    nbformat.write(nb, path)
+    return nb
+
+
+def _run_nbval(notebook: Path, cache: Path) -> int:
+    env = os.environ | {"SEQLAB_NB_CACHE": str(cache), "PYTHONPATH": str(TOOLS)}
+    command = [sys.executable, "-m", "pytest", "--nbval-lax", "-p", "nbval_cache", "-p", "no:randomly"]
+    done = subprocess.run(
+        [*command, "-p", "no:cacheprovider", "-q", str(notebook)],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=notebook.parent,
+    )
+    return done.returncode
+
+
+def test_a_notebook_that_ran_is_found_by_its_code_with_its_outputs(tmp_path):
+    path = tmp_path / "page.ipynb"
+    nb = _notebook(
+        path, "print('printed')", "6 * 7", "from IPython.display import display; display({'a': 1}, raw=True)"
+    )
+    cache = tmp_path / "cache"
+    assert _run_nbval(path, cache) == 0
+    record = get_cache(str(cache)).match_cache_notebook(nb)
+    _, merged = get_cache(str(cache)).merge_match_into_notebook(nb)
+    printed, result, shown = (c.outputs for c in merged.cells[1:])
+    assert printed[0].text == "printed\n"
+    assert result[0].output_type == "execute_result" and result[0].data["text/plain"] == "42"
+    assert shown and record.data == {"executed_by": "nbval"}
+
+
+def test_a_notebook_with_a_failing_cell_is_not_stored(tmp_path):
+    path = tmp_path / "page.ipynb"
+    nb = _notebook(path, "x = 1", "raise ValueError('a claim failed')", "y = 2")
+    cache = tmp_path / "cache"
+    assert _run_nbval(path, cache) != 0
+    try:
+        get_cache(str(cache)).match_cache_notebook(nb)
+    except KeyError:
+        return
+    raise AssertionError("a notebook whose run failed was stored in the book's cache")
