@@ -5,7 +5,7 @@ book 5 minutes), and timings on a shared machine are noisy, so nothing fails her
 table, and print ``python ../shared/tools/calibrate.py``'s figure beside it (run on the idle
 machine) so that a time measured elsewhere can be compared.
 
-    python code/tools/timings.py [--cells N] [chapter-stem ...]
+    python code/tools/timings.py [--cells N] [--save DIR] [chapter-stem ...]
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def first_line(cell) -> str:
     return code[0][:60]
 
 
-def run(notebook: Path) -> tuple[float, list[tuple[float, int, str]]]:
+def run(notebook: Path, save: Path | None = None) -> tuple[float, list[tuple[float, int, str]]]:
     nb = nbformat.read(notebook, as_version=4)
     client = NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}}
@@ -54,6 +54,9 @@ def run(notebook: Path) -> tuple[float, list[tuple[float, int, str]]]:
     start = time.perf_counter()
     client.execute()
     total = time.perf_counter() - start
+    if save:
+        save.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, save / notebook.name)
     cells = [(cell_seconds(c), i, first_line(c)) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
     return total, sorted(cells, reverse=True)
 
@@ -62,12 +65,13 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapters", nargs="*", help="chapter stems (default: all)")
     parser.add_argument("--cells", type=int, default=5, help="slowest cells to list per chapter")
+    parser.add_argument("--save", type=Path, help="write each executed notebook into this folder")
     args = parser.parse_args(argv)
     os.environ.setdefault("SEQLAB_PROGRESS", "0")
     todo = [nb for nb in chapters() if not args.chapters or nb.stem in args.chapters]
     rows = []
     for notebook in todo:
-        seconds, cells = run(notebook)
+        seconds, cells = run(notebook, args.save)
         rows.append((notebook.stem, seconds))
         print(f"  ran {notebook.stem} in {seconds:.1f} s; slowest cells:", file=sys.stderr)
         for s, i, text in cells[: args.cells]:
