@@ -148,6 +148,7 @@ def test_the_downloaded_notebook_is_plain_too():
     left = [x for c in nb["cells"] if c["cell_type"] == "markdown" for x in pn.myst_markup(_text(c))]
     assert left == []
     assert any("wrong_entry = (" in _text(c) for c in nb["cells"])
+    assert pn.link_problems(nb) == []
 
 
 def test_glued_values_from_the_store_myst_nb_writes(tmp_path):
@@ -292,3 +293,49 @@ def test_the_books_figure_is_labelled_as_the_books_run(tmp_path):
         "collapsed cell above." in _text(md)
     )
     assert "attachment:fig_heads.png" in _text(md) and f"*Figure {number}. " in _text(md)
+
+
+# ---------------------------------------------------------------------------------------------
+# no raw markup in link texts; figure links stay in the notebook
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.stem)
+def test_link_texts_are_plain_and_figure_links_stay_in_the_notebook(converted, notebook):
+    nb = converted[notebook.stem]
+    assert pn.link_problems(nb) == []
+    text = "\n".join(_text(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+    source = "\n".join(
+        _text(c) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "markdown"
+    )
+    for label in re.findall(r"\{numref\}`(?:[^`<]*<)?([^`>]+)>?`", source):
+        if pn.figure_labels()[label][0] == f"chapters/{notebook.stem}":
+            assert f"](#{label})" in text and f'<a id="{label}"></a>' in text
+            assert f"[Figure {pn.figure_numbers()[label]}](#{label})" in text
+
+
+def test_link_problems_finds_markup_and_figure_links_that_leave():
+    def nb(*sources):
+        return {"cells": [{"cell_type": "markdown", "metadata": {}, "source": s} for s in sources]}
+
+    good = nb(
+        '<a id="fig-x"></a>\n\n![a plot](attachment:x.png)',
+        "See [Figure 3](#fig-x) and [the book](https://a.b/c.html).",
+    )
+    assert pn.link_problems(good) == []
+    raw = nb(
+        "See [the figure “Attention of global (after {glue:text}`a5_steps` steps)”](https://a.b/c.html#fig-y)."
+    )
+    latex = nb("See [Attention weights $\\alpha_{ij}$](#fig-y).", '<a id="fig-y"></a>')
+    leaves = nb(
+        '<a id="fig-x"></a>', "See [Figure 3](https://seqlab-course.github.io/seqlab/chapters/x.html#fig-x)."
+    )
+    missing = nb("See [Figure 3](#fig-z).")
+    assert [len(pn.link_problems(x)) for x in (raw, latex, leaves, missing)] == [1, 1, 1, 1]
+    assert "markup" in pn.link_problems(raw)[0] and "leaves the notebook" in pn.link_problems(leaves)[0]
+
+
+def test_plain_text_drops_latex_and_markdown():
+    assert (
+        pn.plain_text("Attention weights $\\alpha_{ij}$ of *local-p*") == "Attention weights αij of local-p"
+    )
+    assert pn.plain_text("`x_t` and $h^{(2)}_t$") == "xt and h(2)t"

@@ -555,7 +555,7 @@ def plain_text(text: str) -> str:
     backslash command, no braces, no emphasis marks or code ticks."""
     text = re.sub(r"\\([A-Za-z]+)", lambda m: GREEK.get(m.group(1), m.group(1)), text)
     text = re.sub(r"[_^]\{([^{}]*)\}", r"\1", text)
-    text = re.sub(r"[$`*{}\\]|(?<=\w)[_^](?=\w)", "", text)
+    text = re.sub(r"[$`*{}\\]|(?<=[\w)])[_^](?=\w)", "", text)
     text = text.replace("[", "(").replace("]", ")")
     return re.sub(r"\s+", " ", text).strip()
 
