@@ -1,5 +1,6 @@
-"""On the page, every public test's toggle reads "Show the public test" (code/tools/public_test_prompts.py),
-whether or not its cell sets the prompt itself; other hidden cells keep the book's default."""
+"""On the page, every public test's toggle reads "Show the public test" and every reference solution's
+"Show the reference solution" (code/tools/public_test_prompts.py), whether or not the cell sets the
+prompt itself; a cell's own prompt wins; other hidden cells keep the book's default."""
 
 import json
 import re
@@ -27,6 +28,7 @@ def test_every_public_test_toggle_reads_show_the_public_test(tmp_path):
             mystnb={"code_prompt_show": "Show this check", "code_prompt_hide": "Hide this check"},
         ),
         _code("x = 3  # hidden, not a test", ["hide-input"]),
+        _code("def f():\n    return 1", ["hide-input", "solution"]),
     ]
     meta = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": meta, "cells": cells}
@@ -42,5 +44,5 @@ def test_every_public_test_toggle_reads_show_the_public_test(tmp_path):
     html = (out / "index.html").read_text()
     shown = re.findall(r'<p class="collapsed admonition-title">([^<]*)</p>', html)
     hidden = re.findall(r'<p class="expanded admonition-title">([^<]*)</p>', html)
-    assert shown == [PROMPT_SHOW, "Show this check", "Show code cell source"]
-    assert hidden == [PROMPT_HIDE, "Hide this check", "Hide code cell source"]
+    assert shown == [PROMPT_SHOW, "Show this check", "Show code cell source", "Show the reference solution"]
+    assert hidden == [PROMPT_HIDE, "Hide this check", "Hide code cell source", "Hide the solution"]
