@@ -148,6 +148,7 @@ def test_the_downloaded_notebook_is_plain_too():
     left = [x for c in nb["cells"] if c["cell_type"] == "markdown" for x in pn.myst_markup(_text(c))]
     assert left == []
     assert any("wrong_entry = (" in _text(c) for c in nb["cells"])
+    assert pn.link_problems(nb) == []
 
 
 def test_glued_values_from_the_store_myst_nb_writes(tmp_path):
@@ -157,3 +158,184 @@ def test_glued_values_from_the_store_myst_nb_writes(tmp_path):
     (tmp_path / "x.glue.json").write_text(json.dumps({"n": {"data": {"text/plain": "1234"}}}))
     conv = pn.Converter("chapters/x", pn.glued_outputs(executed))
     assert conv.inline("{glue:text}`n:,`, {glue:text}`n`") == "**1,234**, **1234**"
+
+
+# ---------------------------------------------------------------------------------------------
+# the student's own run: every figure drawn, every glued value printed
+
+
+def _glue_shows(nb):
+    (at,) = [i for i, c in enumerate(nb["cells"]) if pn.GLUE_SHOWS_TAG in c["metadata"].get("tags", [])]
+    return at, nb["cells"][at]
+
+
+def _run_glue_shows(cell, monkeypatch):
+    """Execute the glue-shows cell; returns its namespace and what it displayed."""
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    namespace = {}
+    exec(compile(_text(cell), "<glue-shows cell>", "exec"), namespace)
+    return namespace, shown
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.stem)
+def test_the_students_run_shows_every_figure_and_value(converted, notebook, monkeypatch):
+    nb = converted[notebook.stem]
+    at, cell = _glue_shows(nb)
+    assert cell["metadata"]["jupyter"]["source_hidden"] and "otter_ignore" in cell["metadata"]["tags"]
+    assert pn.GLUE_IMPORT.search(_text(nb["cells"][at - 1])), "right after the cell that imports glue"
+    glued = [
+        (i, n)
+        for i, c in enumerate(nb["cells"])
+        if c["cell_type"] == "code"
+        for n in pn.glued_names(_text(c))
+    ]
+    assert glued and all(i > at for i, _ in glued), "every cell that glues runs after the wrapper"
+    namespace, _ = _run_glue_shows(cell, monkeypatch)
+    source = "\n".join(
+        _text(c) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "markdown"
+    )
+    figures = re.findall(r"^```\{glue:figure\} (\S+)", source, re.M)
+    assert figures and set(figures) <= set(namespace["_FIGURES"])
+    numbers = pn.figure_numbers()
+    for name in figures:
+        label = re.search(rf"^```\{{glue:figure\}} {name}\n:name: (\S+)", source, re.M).group(1)
+        assert namespace["_FIGURES"][name].startswith(
+            f"Figure {numbers[label]} of the text, drawn by your run"
+        )
+        # the cell that glues it says so in its title, the figure in the text is labelled the book's
+        (drawing,) = [c for c in nb["cells"] if c["cell_type"] == "code" and name in pn.glued_names(_text(c))]
+        title = _text(drawing).splitlines()[0]
+        assert not title.startswith("# @title") or f"Figure {numbers[label]}" in title
+        (md,) = [
+            c for c in nb["cells"] if c["cell_type"] == "markdown" and f'<a id="{label}"></a>' in _text(c)
+        ]
+        assert f"Figure {numbers[label]}" in _text(md)
+
+
+def test_glue_shows_figures_and_values_in_the_texts_format(monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    record = {
+        "output_type": "display_data",
+        "metadata": {"scrapbook": {"name": "acc", "mime_prefix": pn.GLUE_PREFIX}},
+        "data": {pn.GLUE_PREFIX + "text/plain": "0.98765"},
+    }
+    cells = [
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "source": "from myst_nb import glue\nimport torch",
+        },
+        {
+            "cell_type": "code",
+            "metadata": {"tags": ["remove-cell"]},
+            "outputs": [],
+            "source": 'glue("acc", acc, display=False)\nglue("steps", 300, display=False)\n'
+            'glue("fig_acc", fig, display=False)\nplt.close(fig)',
+        },  # fmt: skip
+        {
+            "cell_type": "markdown",
+            "metadata": {},
+            "source": "It reached {glue:text}`acc:.1%` in {glue:text}`steps:,` steps.\n\n"
+            "```{glue:figure} fig_acc\n:name: fig-acc\n\nAccuracy.\n```\n\nSee {numref}`fig-acc`.",
+        },  # fmt: skip
+    ]
+    executed = {"cells": [{"cell_type": "code", "source": "", "outputs": [record]}]}
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "x.ipynb"
+        path.write_text(json.dumps(executed))
+        out = pn.plain(nb, "chapters/x", path)
+    at, cell = _glue_shows(out)
+    assert at == 2  # after the note and the import
+    assert _text(out["cells"][3]).startswith("# @title Draws the figure of the text")
+    namespace, shown = _run_glue_shows(cell, monkeypatch)
+    glue = namespace["glue"]
+    printed = []
+    monkeypatch.setattr("builtins.print", lambda *a: printed.append(" ".join(map(str, a))))
+    glue("acc", 0.98765, display=False)
+    glue("acc", 0.9, display=False)
+    glue("steps", 1200, display=False)
+    glue("other", "a string", display=False)
+    fig = plt.figure()
+    glue("fig_acc", fig, display=False)
+    assert printed[:4] == ["acc = 98.8%", "acc = 90.0%   (book: 98.8%)", "steps = 1,200", "other = a string"]
+    assert printed[4].startswith("The figure of the text, drawn by your run") and shown == [fig]
+    assert not plt.fignum_exists(fig.number), "shown once: the inline backend does not draw it again"
+    md = _text(out["cells"][-1])
+    assert '<a id="fig-acc"></a>' in md and "[the figure](#fig-acc)" in md
+    assert "your run draws it in the output of the collapsed cell above" in md
+
+
+def test_the_books_figure_is_labelled_as_the_books_run(tmp_path):
+    record = {
+        "output_type": "display_data",
+        "metadata": {"scrapbook": {"name": "fig_heads", "mime_prefix": pn.GLUE_PREFIX}},
+        "data": {pn.GLUE_PREFIX + "image/png": "iVBORw0KGgo="},
+    }
+    executed = tmp_path / "self_attention.ipynb"
+    executed.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "", "outputs": [record]}]}))
+    source = json.loads((ROOT / "chapters" / "self_attention.ipynb").read_text())
+    nb = pn.plain(student.studentize(source), "chapters/self_attention", executed)
+    number = pn.figure_numbers()["fig-heads"]
+    (md,) = [c for c in nb["cells"] if '<a id="fig-heads"></a>' in _text(c)]
+    assert (
+        f"**Figure {number} as the book's run drew it.** Your run draws its own in the output of the "
+        "collapsed cell above." in _text(md)
+    )
+    assert "attachment:fig_heads.png" in _text(md) and f"*Figure {number}. " in _text(md)
+
+
+# ---------------------------------------------------------------------------------------------
+# no raw markup in link texts; figure links stay in the notebook
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.stem)
+def test_link_texts_are_plain_and_figure_links_stay_in_the_notebook(converted, notebook):
+    nb = converted[notebook.stem]
+    assert pn.link_problems(nb) == []
+    text = "\n".join(_text(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+    source = "\n".join(
+        _text(c) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "markdown"
+    )
+    for label in re.findall(r"\{numref\}`(?:[^`<]*<)?([^`>]+)>?`", source):
+        if pn.figure_labels()[label][0] == f"chapters/{notebook.stem}":
+            assert f"](#{label})" in text and f'<a id="{label}"></a>' in text
+            assert f"[Figure {pn.figure_numbers()[label]}](#{label})" in text
+
+
+def test_link_problems_finds_markup_and_figure_links_that_leave():
+    def nb(*sources):
+        return {"cells": [{"cell_type": "markdown", "metadata": {}, "source": s} for s in sources]}
+
+    good = nb(
+        '<a id="fig-x"></a>\n\n![a plot](attachment:x.png)',
+        "See [Figure 3](#fig-x) and [the book](https://a.b/c.html).",
+    )
+    assert pn.link_problems(good) == []
+    raw = nb(
+        "See [the figure “Attention of global (after {glue:text}`a5_steps` steps)”](https://a.b/c.html#fig-y)."
+    )
+    latex = nb("See [Attention weights $\\alpha_{ij}$](#fig-y).", '<a id="fig-y"></a>')
+    leaves = nb(
+        '<a id="fig-x"></a>', "See [Figure 3](https://seqlab-course.github.io/seqlab/chapters/x.html#fig-x)."
+    )
+    missing = nb("See [Figure 3](#fig-z).")
+    assert [len(pn.link_problems(x)) for x in (raw, latex, leaves, missing)] == [1, 1, 1, 1]
+    assert "markup" in pn.link_problems(raw)[0] and "leaves the notebook" in pn.link_problems(leaves)[0]
+
+
+def test_plain_text_drops_latex_and_markdown():
+    assert (
+        pn.plain_text("Attention weights $\\alpha_{ij}$ of *local-p*") == "Attention weights αij of local-p"
+    )
+    assert pn.plain_text("`x_t` and $h^{(2)}_t$") == "xt and h(2)t"

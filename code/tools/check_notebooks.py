@@ -15,8 +15,11 @@
    screenshots the first figure.
 4. Per notebook it asserts: no error output (read from the saved notebook), no MyST syntax in
    the rendered Markdown, every image loaded (``naturalWidth > 0``), a progress-bar widget
-   rendered during training (chapters that train), and the filled answer's ``grader.check``
-   rendered as passing. It prints one line per notebook and exits 1 on any failure.
+   rendered during training (chapters that train), the filled answer's ``grader.check``
+   rendered as passing, every cell that computes a figure of the text showing it as an image
+   output (the student's own run), every glued value printed ("name = value"), no link text with
+   markup, and a figure link that leads to its figure in the notebook (clicked, the figure comes
+   into view). It prints one line per notebook and exits 1 on any failure.
 
 Screenshots and a JSON report go to ``--out`` (default ``_build/check-notebooks``).
 """
@@ -24,6 +27,7 @@ Screenshots and a JSON report go to ``--out`` (default ``_build/check-notebooks`
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import json
 import os
@@ -153,9 +157,28 @@ BUSY = (
     "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt'))"
     ".filter(p => p.innerText.includes('*')).length"
 )
+LINKS = (
+    f"Array.from(document.querySelectorAll('{PANEL} .jp-RenderedMarkdown a[href]'))"
+    ".map(a => ({text: a.innerText, href: a.getAttribute('href')}))"
+)
+# JupyterLab's sanitizer renames an HTML id to data-jupyter-id; its notebook scrolls to either
+IN_VIEW = (
+    'id => { const e = document.querySelector(`[id="${id}"], [data-jupyter-id="${id}"]`);'
+    " if (!e) return false;"
+    " const r = (e.closest('.jp-Cell') || e).getBoundingClientRect();"
+    " return r.bottom > 0 && r.top < window.innerHeight; }"
+)
 WIDGETS = (
     "document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) "
     ".widget-progress, .jp-NotebookPanel:not(.lm-mod-hidden) .widget-hprogress').length"
+)
+
+# a bar closes when its training ends (tqdm's leave=False): an observer counts every bar that was
+# ever rendered, however short its training
+WATCH_BARS = (
+    "() => { window.seqlabBars = 0; new MutationObserver(() => {"
+    f" window.seqlabBars = Math.max(window.seqlabBars, {WIDGETS}); }})"
+    ".observe(document.body, {childList: true, subtree: true}); }"
 )
 
 
@@ -170,11 +193,34 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
     time.sleep(3)  # the Markdown renders and the kernel starts
     page.screenshot(path=str(out / f"{name}-first-screen.png"))
     markdown = page.evaluate(MARKDOWN_TEXT)
+    links = page.evaluate(LINKS)
+    bad_links = [a["text"] for a in links if re.search(r"[{}$\\]|\b(glue|numref):", a["text"])]
+    if bad_links:
+        report["problems"].append(f"markup in link texts: {bad_links[:3]}")
+    figure_links = [a for a in links if a["href"].startswith("#fig-")]
+    report["figure_links"] = len(figure_links)
+    here = f"/{name}.html#fig-"
+    if any(a["href"].startswith("http") and here in a["href"] for a in links):
+        report["problems"].append("a link to a figure of this notebook leads to the web book")
+    # a figure link whose figure is out of sight, clicked, brings the figure into view
+    for a in figure_links:
+        target = a["href"][1:]
+        link = page.locator(f'{PANEL} .jp-RenderedMarkdown a[href="#{target}"]').first
+        link.scroll_into_view_if_needed()
+        if page.evaluate(IN_VIEW, target):
+            continue
+        link.click()
+        time.sleep(1)
+        report["figure_link_works"] = page.evaluate(IN_VIEW, target)
+        if not report["figure_link_works"]:
+            report["problems"].append(f"the link to #{target} did not bring its figure into view")
+        break
     raw = plain_notebook.myst_markup(markdown) + re.findall(r"\{(?:glue|doc|cite|numref|ref)[:}]", markdown)
     report["raw_markup"] = len(raw)
     if raw:
         report["problems"].append(f"MyST markup in the rendered page: {raw[:5]}")
     # run everything from the menu, as a student would
+    page.evaluate(WATCH_BARS)
     page.click("text=Run", timeout=30_000)
     page.click("text=Run All Cells", timeout=30_000)
     start, widgets_seen = time.monotonic(), 0
@@ -188,7 +234,7 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
                 ).screenshot(path=str(out / f"{name}-progress-bar.png"), timeout=5_000)
             except Exception:  # noqa: BLE001  (the bar may close before the shot: the count stands)
                 pass
-        widgets_seen = max(widgets_seen, now)
+        widgets_seen = max(widgets_seen, now, page.evaluate("window.seqlabBars"))
         if page.evaluate(BUSY) == 0:
             time.sleep(2)
             if page.evaluate(BUSY) == 0:
@@ -197,7 +243,7 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
     else:
         report["problems"].append(f"still running after {timeout:.0f} s")
     report["seconds"] = round(time.monotonic() - start, 1)
-    widgets_seen = max(widgets_seen, page.evaluate(WIDGETS))
+    widgets_seen = max(widgets_seen, page.evaluate(WIDGETS), page.evaluate("window.seqlabBars"))
     report["progress_widgets"] = widgets_seen
     page.keyboard.press("Control+s")
     time.sleep(3)
@@ -237,6 +283,38 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
         report["check_passed"] = bool(cells) and "passed" in text and "failed" not in text.lower()
         if not report["check_passed"]:
             report["problems"].append(f'grader.check("{question}") not shown as passing: {text[:300]}')
+    # the student's own run: each cell that computes a figure of the text shows it, each glued value
+    # is printed
+    figures = figure_names(saved)
+    drawn, missing = 0, []
+    for cell in saved["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        src = "".join(cell["source"])
+        outputs = cell.get("outputs", [])
+        images = sum(1 for o in outputs if "image/png" in o.get("data", {}))
+        printed = "".join("".join(o.get("text", "")) for o in outputs if o.get("output_type") == "stream")
+        for glued in plain_notebook.glued_names(src):
+            if glued in figures:
+                drawn += images > 0
+                if not images:
+                    missing.append(glued)
+            elif f"{glued} = " not in printed and not (images and f"{glued}, drawn" in printed):
+                missing.append(glued)
+    report["figures_drawn"] = f"{drawn}/{len(figures)}"
+    if drawn < len(figures) or missing:
+        report["problems"].append(f"not shown by the run: {missing[:5]} (figures {drawn}/{len(figures)})")
+    # what the student sees of their run: the first figure it drew (the book's follows it), and the
+    # first values it printed
+    shots = (
+        ("own-figure", page.locator(f"{PANEL} .jp-OutputArea-output img").first),
+        ("own-values", page.locator(f"{PANEL} .jp-OutputArea-output", has_text=re.compile(r"\w = ")).first),
+    )
+    for shot, where in shots:
+        if where.count():
+            where.evaluate("e => e.closest('.jp-Cell').scrollIntoView({block: 'start'})")
+            time.sleep(1)
+            page.screenshot(path=str(out / f"{name}-{shot}.png"))
     if TRAINS.search(json.dumps(saved["cells"])) and widgets_seen == 0:
         report["problems"].append("no progress-bar widget seen while the notebook trained")
     # what a student reads under an unanswered question's grader.check
@@ -247,6 +325,16 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
         report["feedback"] = failed.inner_text()[:600]
     page.screenshot(path=str(out / f"{name}-after-run.png"))
     return report
+
+
+def figure_names(notebook: dict) -> set[str]:
+    """The glued figures of a student notebook (the ``_FIGURES`` of its glue-shows cell)."""
+    for cell in notebook["cells"]:
+        if plain_notebook.GLUE_SHOWS_TAG in cell.get("metadata", {}).get("tags", []):
+            for node in ast.parse("".join(cell["source"])).body:
+                if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_FIGURES":
+                    return set(ast.literal_eval(node.value))
+    return set()
 
 
 _FOLDER: dict[int, str] = {}
@@ -304,6 +392,8 @@ def main(argv: list[str] | None = None) -> int:
                         f"/{report.get('images')} loaded, errors {len(report.get('errors', []))}, progress "
                         f"widgets {report.get('progress_widgets')}, "
                         f"check passed {report.get('check_passed')}, "
+                        f"own figures {report.get('figures_drawn')}, "
+                        f"figure link works {report.get('figure_link_works')}, "
                         f"cells run {report.get('cells_run')}, {report.get('seconds')} s"
                         + (f"  PROBLEMS: {report['problems']}" if report["problems"] else ""),
                         flush=True,

@@ -11,8 +11,15 @@ like the page, from the notebook file alone:
   as cell attachments (PNG, which every renderer shows), with their caption; the diagrams are drawn
   again by ``code/tools/diagrams``, the plots come from the executed notebook;
 - ``{literalinclude}`` of ``seqlab`` becomes the code it includes, as a Python block;
-- ``{doc}``, ``{numref}`` and ``{ref}`` become links to the book's pages on the site that
-  ``repository.url`` implies (``https://OWNER.github.io/REPO/``);
+- every named figure is numbered as the book numbers it ("Figure 20": one count over the pages in
+  the order of ``_toc.yml``) and carries an HTML anchor (``<a id="fig-...">``), so ``{numref}``
+  to a figure of the same chapter becomes a link to it in the notebook, with the plain text
+  "Figure 20"; ``{doc}`` and references to other pages become links to the book's pages on the
+  site that ``repository.url`` implies (``https://OWNER.github.io/REPO/``);
+- the book's plots are labelled as the book's run: the cell that glues a figure draws it when the
+  student runs the notebook, and every cell that glues values prints them ("name = value"). A
+  collapsed cell inserted after the one that imports ``myst_nb.glue`` wraps it (see
+  :func:`glue_shows_cell`);
 - ``{cite:t}`` / ``{cite:p}`` become author-year text, with a reference list at the end;
 - ``{exercise}`` / ``{solution}`` and admonitions become plain Markdown (``<details>`` for a
   dropdown);
@@ -113,6 +120,60 @@ def figure_labels(root: Path = ROOT) -> dict[str, tuple[str, str]]:
                 if "name" in options:
                     found[options["name"]] = (f"chapters/{path.stem}", body.strip())
     return found
+
+
+def _toc_docs(root: Path) -> list[str]:
+    """The book's pages in the order of ``_toc.yml`` (root first)."""
+    import yaml
+
+    path = root / "_toc.yml"
+    if not path.is_file():
+        return []
+    toc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    docs = [toc["root"]] if toc.get("root") else []
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                docs.append(entry["file"])
+            walk(entry.get("chapters") or entry.get("sections"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return docs
+
+
+def _doc_markdown(root: Path, doc: str) -> list[str]:
+    if (root / f"{doc}.ipynb").is_file():
+        return [_text(c) for c in _cells(root / f"{doc}.ipynb") if c["cell_type"] == "markdown"]
+    if (root / f"{doc}.md").is_file():
+        return [(root / f"{doc}.md").read_text(encoding="utf-8")]
+    return []
+
+
+@functools.cache
+def figure_numbers(root: Path = ROOT) -> dict[str, int]:
+    """{figure name: its number in the book}: Sphinx numbers every named figure (``figure`` and
+    ``glue:figure``) with one count over the pages, in the order of ``_toc.yml``."""
+    found, n = {}, 0
+    for doc in _toc_docs(root):
+        for text in _doc_markdown(root, doc):
+            for m in DIRECTIVE.finditer(text):
+                if m.group("name") in ("figure", "glue:figure"):
+                    options, _ = _options(m.group("body"))
+                    if options.get("name"):
+                        n += 1
+                        found[options["name"]] = n
+    return found
+
+
+def glued_names(source: str) -> list[str]:
+    """The names a code cell's ``glue("name", ...)`` calls record, in order."""
+    return re.findall(r"\bglue\(\s*[\"']([^\"']+)[\"']", source)
+
+
+GLUE_IMPORT = re.compile(r"^from myst_nb import [^\n]*\bglue\b", re.M)
 
 
 @functools.cache
@@ -321,6 +382,9 @@ class Converter:
         self.bib = bibliography(root)
         self.cited: list[str] = []
         self.missing_values: list[str] = []
+        self.numbers = figure_numbers(root)
+        self.cell = 0  # the index of the cell being converted
+        self.drawn_at: dict[str, int] = {}  # {glued figure: the index of the code cell that glues it}
 
     # links -------------------------------------------------------------------------------
     def page_url(self, doc: str, anchor: str = "") -> str:
@@ -341,18 +405,26 @@ class Converter:
         title = text or titles(self.root).get(doc, target)
         return f"[{title}]({self.page_url(doc)})"
 
+    def figure_name(self, label: str) -> str:
+        """ "Figure 20" (the book's number), or "the figure" for a figure the book does not number."""
+        number = self.numbers.get(label)
+        return f"Figure {number}" if number else "the figure"
+
     def figure_link(self, content: str) -> str:
+        """A link to a figure: to its anchor in this notebook when the figure is in this chapter,
+        else to the book's page. The link text is plain text ("Figure 20" or the role's own text)."""
         m = re.match(r"^(.*?)\s*<([^>]+)>$", content)
         text, label = (m.group(1), m.group(2)) if m else (None, content)
-        doc, caption = figure_labels(self.root).get(label, (self.doc, ""))
-        if not text:
-            first = re.split(r"(?<=\.)\s", caption.replace("\n", " "), maxsplit=1)[0].rstrip(".")
-            first = re.sub(r"[*`$]", "", first)
-            if len(first) > 70:
-                first = first[:70].rsplit(" ", 1)[0].rstrip(",;:(") + " …"
-            text = f"the figure “{first}”" if first else "the figure"
-        text = re.sub(r"%s|\{number\}", "", text).strip()
-        return f"[{text}]({self.page_url(doc, label)})"
+        doc, _ = figure_labels(self.root).get(label, (self.doc, ""))
+        number = self.numbers.get(label)
+        if text:
+            text = re.sub(r"%s|\{number\}", str(number) if number else "", text)
+            text = plain_text(self.inline(text)) or self.figure_name(label)
+        else:
+            text = self.figure_name(label)
+        if doc == self.doc:
+            return f"[{text}](#{label})"
+        return f"[{text} of “{plain_text(titles(self.root).get(doc, doc))}”]({self.page_url(doc, label)})"
 
     def cite(self, kind: str, content: str) -> str:
         keys = [k.strip() for k in content.split(",") if k.strip()]
@@ -383,27 +455,45 @@ class Converter:
         return content
 
     # directives --------------------------------------------------------------------------
-    def image(self, png: bytes | None, key: str, alt: str, caption: str, attachments: dict, note: str) -> str:
+    def image(self, png: bytes | None, key: str, alt: str, caption: str, attachments: dict,
+              label: str = "", heading: str = "", note: str = "") -> str:  # fmt: skip
+        """An embedded PNG (or, without one, a note) with its caption, numbered as in the book,
+        and an anchor that the notebook's figure links lead to."""
         caption = self.inline(caption.strip())
+        number = self.figure_name(label) if label else "Figure"
+        number = number[0].upper() + number[1:]
+        anchor = f'<a id="{label}"></a>\n\n' if label else ""
         if png is None:
-            return f"> **Figure** ({note}). {caption}\n"
+            return f"{anchor}> **{number}** ({note}). {caption}\n"
         attachments[key] = {"image/png": base64.b64encode(png).decode("ascii")}
         alt = alt.replace("[", "(").replace("]", ")")
-        return f"![{alt}](attachment:{key})\n\n*{caption}*\n"
+        heading = f"{heading}\n\n" if heading else ""
+        return f"{anchor}{heading}![{alt}](attachment:{key})\n\n*{number}. {caption}*\n"
+
+    def where_drawn(self, glued_figure: str) -> str:
+        """Where the cell that draws a glued figure sits, seen from the cell being converted."""
+        at = self.drawn_at.get(glued_figure)
+        if at is None:
+            return "in the output of the cell that draws it"
+        return f"in the output of the collapsed cell {'above' if at < self.cell else 'below'}"
 
     def directive(self, m: re.Match, attachments: dict) -> str:
         name, arg = m.group("name"), m.group("arg").strip()
         options, body = _options(m.group("body"))
+        label, alt = options.get("name", ""), options.get("alt", "")
         if name == "figure":
             stem = Path(arg).stem
-            return self.image(diagram_png(stem), f"{stem}.png", options.get("alt", ""), body, attachments,
-                              "a diagram of the book")  # fmt: skip
+            return self.image(diagram_png(stem), f"{stem}.png", alt, body, attachments, label,
+                              note="a diagram of the book")  # fmt: skip
         if name == "glue:figure":
             bundle = self.glued.get(arg, {})
             png = base64.b64decode(bundle["image/png"]) if "image/png" in bundle else None
-            note = "the book's run" if png else "drawn by a cell of this notebook when you run it"
-            text = body + ("\n(The book's run; running the notebook draws yours.)" if png else "")
-            return self.image(png, f"{arg}.png", options.get("alt", ""), text, attachments, note)
+            number = self.figure_name(label) if label else "The figure"
+            number = number[0].upper() + number[1:]
+            where = self.where_drawn(arg)
+            heading = f"**{number} as the book's run drew it.** Your run draws its own {where}."
+            note = f"your run draws it {where}"
+            return self.image(png, f"{arg}.png", alt, body, attachments, label, heading, note)
         if name == "literalinclude":
             # abspath, not resolve: page.py builds from a folder of symlinks
             path = Path(os.path.abspath((self.root / self.doc).parent / arg))
@@ -452,6 +542,45 @@ class Converter:
         return "## References\n\nThe works cited in this notebook, by author and year:\n\n" + "\n".join(lines)
 
 
+GREEK = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eta": "η", "theta": "θ",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ",
+    "psi": "ψ", "omega": "ω", "Delta": "Δ", "Sigma": "Σ", "Omega": "Ω", "ell": "ℓ", "cdot": "·",
+    "times": "×", "le": "≤", "ge": "≥", "leq": "≤", "geq": "≥", "to": "→", "infty": "∞",
+}  # fmt: skip
+
+
+def plain_text(text: str) -> str:
+    """``text`` (Markdown with inline math) as plain words, for a link's text: no ``$``, no
+    backslash command, no braces, no emphasis marks or code ticks."""
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: GREEK.get(m.group(1), m.group(1)), text)
+    text = re.sub(r"[_^]\{([^{}]*)\}", r"\1", text)
+    text = re.sub(r"[$`*{}\\]|(?<=[\w)])[_^](?=\w)", "", text)
+    text = text.replace("[", "(").replace("]", ")")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def link_problems(notebook: dict) -> list[str]:
+    """What is wrong with the links of a (student) notebook's Markdown: MyST or LaTeX markup in a
+    link's text, a link to a figure of this notebook that leaves it, a link to an anchor that is
+    not there. Empty when all is well."""
+    cells = [c for c in notebook["cells"] if c["cell_type"] == "markdown"]
+    text = "\n".join(_text(c) for c in cells)
+    anchors = set(re.findall(r'<a (?:id|name)="([^"]+)"', text))
+    anchors |= {m.group(1) for m in re.finditer(r"^#+ (.+)$", text, re.M)}  # headings
+    problems = []
+    for m in re.finditer(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)\s]+)\)", text):
+        words, url = m.group(1), m.group(2)
+        if myst_markup(words) or re.search(r"[{}$\\]|`\w+`|\{glue", words):
+            problems.append(f"markup in the link text [{words}]")
+        if url.startswith("#"):
+            if url[1:] not in anchors and url[1:].replace("-", " ") not in anchors:
+                problems.append(f"a link to #{url[1:]}, which is not in the notebook")
+        elif "#" in url and url.split("#", 1)[1] in anchors:
+            problems.append(f"a link to {url}, a figure of this notebook, leaves the notebook")
+    return problems
+
+
 def what_it_does(source: str) -> str:
     """A one-line description of a cell the page hides, for its ``# @title`` comment."""
     if re.search(r"^# claim\b", source, re.M):
@@ -476,15 +605,94 @@ def what_it_does(source: str) -> str:
 VALUES_NOTE = (
     "*Read offline: this notebook is the book's chapter without the book's extensions. Numbers in "
     "**bold** in the text are the values of the book's run; your run computes them again in the "
-    "cells (collapsed cells hold the plumbing: click the dots to open one). Links lead to the "
-    "book's pages.*"
+    'cells, which print each number the text quotes ("name = value") and draw each figure, so you '
+    "can compare your run with the book's (collapsed cells hold the plumbing: click the dots to "
+    "open one). Figure links lead to the figure in this notebook, other links to the book's pages.*"
 )
 NAMES_NOTE = (
     "*Read offline: this notebook is the book's chapter without the book's extensions. A name in "
-    "code font in the text (like `name`) stands for a number the cells compute: run the notebook, "
-    "then print the name to see its value. Collapsed cells hold the plumbing: click the dots to "
-    "open one. Links lead to the book's pages.*"
+    "code font in the text (like `name`) stands for a number the cells compute: when you run the "
+    'notebook, the cell that computes it prints it ("name = value"), and each figure is drawn '
+    "under the cell that computes it. Collapsed cells hold the plumbing: click the dots to open "
+    "one. Figure links lead to the figure in this notebook, other links to the book's pages.*"
 )
+
+
+GLUE_SHOWS_TAG = "seqlab-glue-shows"
+GLUE_SHOWS = """\
+# @title Shows your run: each figure and each number the text quotes, as the cells compute them
+# For the book, glue() records a value for the text and shows nothing. In this notebook it shows
+# it instead: a figure is drawn under the cell that computes it, a number is printed as
+# "name = value" (formatted as the text formats it, beside the book's value where they differ),
+# so you can compare your run with the book's.
+
+from IPython.display import display as _show
+
+# {{glued figure: the line above it}}
+_FIGURES = {figures}
+# {{glued value: (the format the text uses, the value in the book's run)}}
+_TEXT = {text}
+
+
+def _as_text(name, value):
+    spec, book = _TEXT.get(name, ("", ""))
+    try:
+        shown = format(value, spec) if spec else None
+    except (TypeError, ValueError):
+        shown = None
+    if shown is None and isinstance(value, float):
+        shown = f"{{value:.6g}}"
+    elif shown is None:
+        shown = value if isinstance(value, str) else repr(value)
+    return f"{{name}} = {{shown}}" + (f"   (book: {{book}})" if book and book != shown else "")
+
+
+def glue(name, value, display=False):
+    \"\"\"Shows what the book's glue records (always: the display argument is the book's).\"\"\"
+    if hasattr(value, "savefig"):  # a matplotlib figure
+        import matplotlib.pyplot as plt
+
+        print(_FIGURES.get(name, f"{{name}}, drawn by your run:"))
+        _show(value)
+        plt.close(value)  # shown once, as it was when glued
+    else:
+        print(_as_text(name, value))
+"""
+
+
+def glue_shows_cell(figures: dict[str, str], text: dict[str, tuple[str, str]]) -> dict:
+    """The collapsed cell that makes ``glue`` show what it records (see ``GLUE_SHOWS``):
+    ``figures`` {glued figure: the line printed above it}, ``text`` {glued value: (the format the
+    text uses, the book's value or "")}."""
+    source = GLUE_SHOWS.format(figures=_dict_source(figures), text=_dict_source(text))
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": {
+            "tags": [GLUE_SHOWS_TAG, "otter_ignore"],
+            "jupyter": {"source_hidden": True},
+            "cellView": "form",
+        },
+        "outputs": [],
+        "source": source,
+    }
+
+
+def _dict_source(d: dict) -> str:
+    if not d:
+        return "{}"
+    return "{\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in d.items()) + "}"
+
+
+def text_formats(texts: list[str]) -> dict[str, str]:
+    """{glued name: the format spec of its first ``{glue:text}`` in ``texts``} ("" for none)."""
+    found = {}
+    for text in texts:
+        for m in ROLE.finditer(text):
+            if m.group(1) in ("glue:text", "glue"):
+                name, _, spec = m.group(2).partition(":")
+                found.setdefault(name.strip(), spec)
+    return found
 
 
 def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = ROOT) -> dict:
@@ -495,9 +703,22 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
     """
     nb = copy.deepcopy(notebook)
     conv = Converter(doc, glued_outputs(executed), root)
+    markdown = [_text(c) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    # the glued figures ({glue:figure} name: its label) and the cells that glue them
+    shown_figures = {}
+    for text in markdown:
+        for m in DIRECTIVE.finditer(text):
+            if m.group("name") == "glue:figure":
+                shown_figures[m.group("arg").strip()] = _options(m.group("body"))[0].get("name", "")
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code":
+            for name in glued_names(_text(cell)):
+                if name in shown_figures:
+                    conv.drawn_at.setdefault(name, i)
     first_heading = None
     for i, cell in enumerate(nb["cells"]):
         src = _text(cell)
+        conv.cell = i
         if cell["cell_type"] == "markdown":
             attachments = dict(cell.get("attachments", {}))
             cell["source"] = conv.markdown(src, attachments)
@@ -512,7 +733,37 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
                 meta.setdefault("jupyter", {})["source_hidden"] = True
                 meta["cellView"] = "form"  # Colab shows the title line only
                 if not src.lstrip().startswith("# @title"):
-                    cell["source"] = f"# @title {what_it_does(src)}\n{src}"
+                    drawn = [
+                        conv.figure_name(shown_figures[n]) for n in glued_names(src) if n in shown_figures
+                    ]
+                    title = (
+                        f"Draws {' and '.join(drawn)} of the text (under this cell when you run it)"
+                        if drawn
+                        else what_it_does(src)
+                    )
+                    cell["source"] = f"# @title {title}\n{src}"
+    # glue() shows what it records, from the cell after the one that imports it
+    imports = [
+        i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and GLUE_IMPORT.search(_text(c))
+    ]
+    if imports:
+        formats = text_formats(markdown)
+        values, seen = {}, set(shown_figures)
+        for cell in nb["cells"]:
+            for name in glued_names(_text(cell)) if cell["cell_type"] == "code" else []:
+                if name in seen:
+                    continue
+                seen.add(name)
+                spec = formats.get(name, "")
+                book = glue_text(f"{name}:{spec}" if spec else name, conv.glued) or ""
+                if spec or book:  # the others print as they are
+                    values[name] = (spec, book)
+        figures = {}
+        for name, label in shown_figures.items():
+            figure = conv.figure_name(label) if label else "The figure"
+            figure = figure[0].upper() + figure[1:]
+            figures[name] = f"{figure} of the text, drawn by your run (the text shows the book's run):"
+        nb["cells"].insert(imports[0] + 1, glue_shows_cell(figures, values))
     note = VALUES_NOTE if conv.glued and not conv.missing_values else NAMES_NOTE
     note_cell = {"cell_type": "markdown", "metadata": {}, "source": note}
     refs = conv.references()
