@@ -7,6 +7,11 @@ DELEGATING: answers that hand the work to the implementation the question asks f
 hidden tests must fail them (questions with nothing to delegate to are left out).
 """
 
+# Questions whose public check accepts the answer's format only (a letter, a whole number in a
+# range) and says so; a wrong value in the right format passes it and fails a hidden test. Every
+# other WRONG answer fails at least one public test case.
+FORMAT_ONLY = {"farthest_k"}
+
 WRONG = {
     "sinusoidal_table": [
         # sin and cos swapped
