@@ -163,6 +163,33 @@ def decoding_step_macs(t, E, cache):
     return 3 * E * E + 2 * n * E if cache else 3 * n * E * E + n * (n + 1) * E
 """,
     ],
+    "mqa_cache_numbers": [
+        # the cache of multi-head attention: keys and values of width E, not D
+        """
+def mqa_cache_numbers(layers, T, E, H):
+    return 2 * layers * T * E
+""",
+        # keys only: the values are cached too
+        """
+def mqa_cache_numbers(layers, T, E, H):
+    return layers * T * (E // H)
+""",
+        # one layer's cache, not the stack's
+        """
+def mqa_cache_numbers(layers, T, E, H):
+    return 2 * T * (E // H)
+""",
+        # the public value, hard-coded
+        """
+def mqa_cache_numbers(layers, T, E, H):
+    return 76800
+""",
+        # a float
+        """
+def mqa_cache_numbers(layers, T, E, H):
+    return 2 * layers * T * E / H
+""",
+    ],
     "multi_query_attention": [
         # the scores scaled by 1 / sqrt(E) instead of 1 / sqrt(D)
         """
@@ -174,10 +201,6 @@ def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
     future = torch.ones(T, T, dtype=torch.bool).triu(1)
     out = scores.masked_fill(future, float("-inf")).softmax(-1) @ v
     return out.transpose(1, 2).reshape(N, T, E) @ W_o.T
-
-
-def mqa_cache_numbers(layers, T, E, H):
-    return 2 * layers * T * (E // H)
 """,
         # no causal mask: every query sees the future
         """
@@ -187,10 +210,6 @@ def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
     k, v = (x @ W_k.T).unsqueeze(1), (x @ W_v.T).unsqueeze(1)
     out = (q @ k.transpose(-2, -1) / math.sqrt(E // H)).softmax(-1) @ v
     return out.transpose(1, 2).reshape(N, T, E) @ W_o.T
-
-
-def mqa_cache_numbers(layers, T, E, H):
-    return 2 * layers * T * (E // H)
 """,
         # the heads merged with a reshape alone: tokens and heads mixed
         """
@@ -202,10 +221,6 @@ def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
     future = torch.ones(T, T, dtype=torch.bool).triu(1)
     out = scores.masked_fill(future, float("-inf")).softmax(-1) @ v
     return out.reshape(N, T, E) @ W_o.T
-
-
-def mqa_cache_numbers(layers, T, E, H):
-    return 2 * layers * T * (E // H)
 """,
         # the queries split into heads with a stride (head h: features h, h + H, ...)
         """
@@ -217,40 +232,6 @@ def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
     future = torch.ones(T, T, dtype=torch.bool).triu(1)
     out = scores.masked_fill(future, float("-inf")).softmax(-1) @ v
     return out.permute(0, 2, 3, 1).reshape(N, T, E) @ W_o.T
-
-
-def mqa_cache_numbers(layers, T, E, H):
-    return 2 * layers * T * (E // H)
-""",
-        # the cache of multi-head attention: keys and values of width E, not D
-        """
-def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
-    N, T, E = x.shape
-    q = (x @ W_q.T).reshape(N, T, H, E // H).transpose(1, 2)
-    k, v = (x @ W_k.T).unsqueeze(1), (x @ W_v.T).unsqueeze(1)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(E // H)
-    future = torch.ones(T, T, dtype=torch.bool).triu(1)
-    out = scores.masked_fill(future, float("-inf")).softmax(-1) @ v
-    return out.transpose(1, 2).reshape(N, T, E) @ W_o.T
-
-
-def mqa_cache_numbers(layers, T, E, H):
-    return 2 * layers * T * E
-""",
-        # the cache without the values: keys only
-        """
-def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
-    N, T, E = x.shape
-    q = (x @ W_q.T).reshape(N, T, H, E // H).transpose(1, 2)
-    k, v = (x @ W_k.T).unsqueeze(1), (x @ W_v.T).unsqueeze(1)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(E // H)
-    future = torch.ones(T, T, dtype=torch.bool).triu(1)
-    out = scores.masked_fill(future, float("-inf")).softmax(-1) @ v
-    return out.transpose(1, 2).reshape(N, T, E) @ W_o.T
-
-
-def mqa_cache_numbers(layers, T, E, H):
-    return layers * T * (E // H)
 """,
     ],
 }
@@ -265,10 +246,6 @@ def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
         layer.out_proj.weight.copy_(W_o)
         future = torch.ones(T, T, dtype=torch.bool).triu(1)
         return layer(x, x, x, attn_mask=future, need_weights=False)[0]
-
-
-def mqa_cache_numbers(layers, T, E, H):
-    return 2 * layers * T * (E // H)
 """,
     "decoder_mask": """
 from seqlab.masks import causal_mask, padding_mask
