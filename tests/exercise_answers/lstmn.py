@@ -1,9 +1,16 @@
 """Answers for the graded exercises of the lstmn chapter, used by tests/test_exercises.py.
 
-WRONG: plausible wrong answers per question; every test case must reject at least one.
+WRONG: plausible wrong answers per question; every test case must reject at least one, and every
+wrong answer fails a public test case, except a wrong letter for a multiple-choice question (its
+public check accepts the format only, and says so; the letter is graded by a hidden test).
 DELEGATING: answers that hand the work to the implementation the question asks for; the
 hidden tests must fail them (questions with nothing to delegate to are left out).
 """
+
+# Questions whose public check accepts the answer's format only (a letter, a whole number in a
+# range) and says so; a wrong value in the right format passes it and fails a hidden test. Every
+# other WRONG answer fails at least one public test case.
+FORMAT_ONLY = {"entry0_case"}
 
 WRONG = {
     "intra_attention": [
@@ -18,6 +25,12 @@ def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
 def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
     return (torch.tanh(tape_h @ W_h.T + (x_t @ W_x.T).unsqueeze(1)) @ v).softmax(dim=-1)
 """,
+        # W_h applied without the transpose (runs only where A = E_h, wrong there too)
+        """
+def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
+    query = x_t @ W_x.T + h_prev_summary @ W_s.T
+    return (torch.tanh(tape_h @ W_h + query.unsqueeze(1)) @ v).softmax(dim=-1)
+""",
     ],
     "tape_summary": [
         # the plain mean of the tape, ignoring the weights
@@ -29,6 +42,16 @@ def tape_summary(weights, tape):
         """
 def tape_summary(weights, tape):
     return (weights.unsqueeze(-1) * tape).sum(dim=2)
+""",
+        # a batched matmul that broadcasts the weights over the batch: (N, N, E)
+        """
+def tape_summary(weights, tape):
+    return weights @ tape
+""",
+        # every sequence reads the first sequence's tape
+        """
+def tape_summary(weights, tape):
+    return weights @ tape[0]
 """,
     ],
     "score_count": [
@@ -42,17 +65,136 @@ def score_count(T):
 def score_count(T):
     return T * T
 """,
-    ],
-    "lstm_case": [
-        # off by one: entry t is the one the step is about to write
+        # two scores per step (equal to the answer at T = 3 only)
         """
-lstm_case = "d"
+def score_count(T):
+    return 2 * T
+""",
+        # T! (equal to the answer at T = 3 only)
+        """
+def score_count(T):
+    import math
+
+    return math.factorial(T)
+""",
+        # the value at T = 3, hard-coded
+        """
+def score_count(T):
+    return 6
+""",
+    ],
+    "entry0_case": [
+        # thinks the fixed read is still an LSTM (graded by the hidden test)
+        """
+entry0_case = "a"
+""",
+        # thinks nothing reaches h_t (graded by the hidden test)
+        """
+entry0_case = "d"
 """,
         # not a letter
         """
-lstm_case = "last"
+entry0_case = "b only"
+""",
+    ],
+    "lstmn_run": [
+        # the score of step t reads h_{t-1} instead of the summary h~_{t-1}
+        """
+def lstmn_run(x, W_h, W_x, W_s, v, W_ih, W_hh, b):
+    N, T, _ = x.shape
+    E_h = W_hh.shape[1]
+    h_tape, c_tape = [x.new_zeros(N, E_h)], [x.new_zeros(N, E_h)]
+    rows = []
+    for t in range(1, T + 1):
+        x_t = x[:, t - 1]
+        H, C = torch.stack(h_tape, 1), torch.stack(c_tape, 1)
+        s = (torch.tanh(H @ W_h.T + (x_t @ W_x.T + h_tape[-1] @ W_s.T)[:, None]) @ v).softmax(-1)
+        h_sum, c_sum = (s[:, :, None] * H).sum(1), (s[:, :, None] * C).sum(1)
+        i, f, g, o = (x_t @ W_ih.T + h_sum @ W_hh.T + b).chunk(4, dim=-1)
+        c = torch.sigmoid(f) * c_sum + torch.sigmoid(i) * torch.tanh(g)
+        h_tape.append(torch.sigmoid(o) * torch.tanh(c))
+        c_tape.append(c)
+        rows.append(torch.cat([s, s.new_zeros(N, T - t)], 1))
+    return torch.stack(h_tape[1:], 1), torch.stack(rows, 1)
+""",
+        # the forget gate multiplies c_{t-1}, not the summary c~_t
+        """
+def lstmn_run(x, W_h, W_x, W_s, v, W_ih, W_hh, b):
+    N, T, _ = x.shape
+    E_h = W_hh.shape[1]
+    h_tape, c_tape = [x.new_zeros(N, E_h)], [x.new_zeros(N, E_h)]
+    h_sum, rows = h_tape[0], []
+    for t in range(1, T + 1):
+        x_t = x[:, t - 1]
+        H = torch.stack(h_tape, 1)
+        s = (torch.tanh(H @ W_h.T + (x_t @ W_x.T + h_sum @ W_s.T)[:, None]) @ v).softmax(-1)
+        h_sum = (s[:, :, None] * H).sum(1)
+        i, f, g, o = (x_t @ W_ih.T + h_sum @ W_hh.T + b).chunk(4, dim=-1)
+        c = torch.sigmoid(f) * c_tape[-1] + torch.sigmoid(i) * torch.tanh(g)
+        h_tape.append(torch.sigmoid(o) * torch.tanh(c))
+        c_tape.append(c)
+        rows.append(torch.cat([s, s.new_zeros(N, T - t)], 1))
+    return torch.stack(h_tape[1:], 1), torch.stack(rows, 1)
+""",
+        # the gates taken in the order i, f, o, g
+        """
+def lstmn_run(x, W_h, W_x, W_s, v, W_ih, W_hh, b):
+    N, T, _ = x.shape
+    E_h = W_hh.shape[1]
+    h_tape, c_tape = [x.new_zeros(N, E_h)], [x.new_zeros(N, E_h)]
+    h_sum, rows = h_tape[0], []
+    for t in range(1, T + 1):
+        x_t = x[:, t - 1]
+        H, C = torch.stack(h_tape, 1), torch.stack(c_tape, 1)
+        s = (torch.tanh(H @ W_h.T + (x_t @ W_x.T + h_sum @ W_s.T)[:, None]) @ v).softmax(-1)
+        h_sum, c_sum = (s[:, :, None] * H).sum(1), (s[:, :, None] * C).sum(1)
+        i, f, o, g = (x_t @ W_ih.T + h_sum @ W_hh.T + b).chunk(4, dim=-1)
+        c = torch.sigmoid(f) * c_sum + torch.sigmoid(i) * torch.tanh(g)
+        h_tape.append(torch.sigmoid(o) * torch.tanh(c))
+        c_tape.append(c)
+        rows.append(torch.cat([s, s.new_zeros(N, T - t)], 1))
+    return torch.stack(h_tape[1:], 1), torch.stack(rows, 1)
+""",
+        # a preallocated tape of T + 1 zero entries, the softmax taken over all of them
+        """
+def lstmn_run(x, W_h, W_x, W_s, v, W_ih, W_hh, b):
+    N, T, _ = x.shape
+    E_h = W_hh.shape[1]
+    H, C = x.new_zeros(N, T + 1, E_h), x.new_zeros(N, T + 1, E_h)
+    h_sum, rows, outs = H[:, 0], [], []
+    for t in range(1, T + 1):
+        x_t = x[:, t - 1]
+        s = (torch.tanh(H @ W_h.T + (x_t @ W_x.T + h_sum @ W_s.T)[:, None]) @ v).softmax(-1)
+        h_sum, c_sum = (s[:, :, None] * H).sum(1), (s[:, :, None] * C).sum(1)
+        i, f, g, o = (x_t @ W_ih.T + h_sum @ W_hh.T + b).chunk(4, dim=-1)
+        c = torch.sigmoid(f) * c_sum + torch.sigmoid(i) * torch.tanh(g)
+        h = torch.sigmoid(o) * torch.tanh(c)
+        H, C = H.clone(), C.clone()
+        H[:, t], C[:, t] = h, c
+        outs.append(h)
+        rows.append(s[:, :T])
+    return torch.stack(outs, 1), torch.stack(rows, 1)
 """,
     ],
 }
 
-DELEGATING = {}
+DELEGATING = {
+    "lstmn_run": """
+def lstmn_run(x, W_h, W_x, W_s, v, W_ih, W_hh, b):
+    from seqlab.lstmn import LSTMN
+
+    net = LSTMN(x.shape[-1], W_hh.shape[1], W_h.shape[0])
+    with torch.no_grad():
+        net.attn_h.weight.copy_(W_h)
+        net.attn_x.weight.copy_(W_x)
+        net.attn_x.bias.zero_()
+        net.attn_s.weight.copy_(W_s)
+        net.attn_v.weight.copy_(v[None])
+        net.weight_ih.copy_(W_ih)
+        net.weight_hh.copy_(W_hh)
+        net.bias_ih.copy_(b)
+        net.bias_hh.zero_()
+    out, _, weights = net(x)
+    return out, weights
+""",
+}

@@ -1,9 +1,16 @@
 """Answers for the graded exercises of the self_attention chapter, used by tests/test_exercises.py.
 
-WRONG: plausible wrong answers per question; every test case must reject at least one.
+WRONG: plausible wrong answers per question; every test case must reject at least one, and every
+wrong answer fails a public test case, except a wrong letter off the diagonal for wrong_entry (its
+public check rules out the diagonal and says that the letter is graded by a hidden test).
 DELEGATING: answers that hand the work to the implementation the question asks for; the
 hidden tests must fail them (questions with nothing to delegate to are left out).
 """
+
+# Questions whose public check accepts the answer's format only (a letter, a whole number in a
+# range) and says so; a wrong value in the right format passes it and fails a hidden test. Every
+# other WRONG answer fails at least one public test case.
+FORMAT_ONLY = {"wrong_entry"}
 
 WRONG = {
     "masked_attention": [
@@ -34,6 +41,22 @@ def masked_attention(q, k, v, mask):
     scores = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(~mask, float("-inf"))
     return scores.softmax(dim=-1) @ v
 """,
+        # the largest score taken over all keys, masked ones included: with a masked key far
+        # above the allowed ones, every allowed exp underflows to 0
+        """
+def masked_attention(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True)).masked_fill(~mask, 0.0)
+    total = e.sum(dim=-1, keepdim=True)
+    return (e / torch.where(total > 0, total, 1.0)) @ v
+""",
+        # a finite fill of -1e9 without handling the fully masked row: it averages every value
+        """
+def masked_attention(q, k, v, mask):
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(~mask, -1e9)
+    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True))
+    return (e / e.sum(dim=-1, keepdim=True)) @ v
+""",
     ],
     "to_heads_from_heads": [
         # a reshape without the transpose mixes tokens into heads
@@ -47,6 +70,40 @@ def from_heads(x):
     N, H, T, D = x.shape
     return x.reshape(N, T, H * D)
 """,
+        # head h takes every H-th feature (h, h + H, ...) instead of a block of D
+        """
+def to_heads(x, H):
+    N, T, E = x.shape
+    return x.reshape(N, T, E // H, H).permute(0, 3, 1, 2)
+
+
+def from_heads(x):
+    N, H, T, D = x.shape
+    return x.permute(0, 2, 3, 1).reshape(N, T, H * D)
+""",
+        # to_heads right; from_heads without the transpose back
+        """
+def to_heads(x, H):
+    N, T, E = x.shape
+    return x.reshape(N, T, H, E // H).transpose(1, 2)
+
+
+def from_heads(x):
+    N, H, T, D = x.shape
+    return x.reshape(N, T, H * D)
+""",
+        # heads moved in front of the batch, then reshaped: the batch and the heads mixed
+        # (right at N = 1 only)
+        """
+def to_heads(x, H):
+    N, T, E = x.shape
+    return x.reshape(N, T, H, E // H).permute(2, 0, 1, 3).reshape(N, H, T, E // H)
+
+
+def from_heads(x):
+    N, H, T, D = x.shape
+    return x.transpose(1, 2).reshape(N, T, H * D)
+""",
     ],
     "causal": [
         # the future instead of the past
@@ -58,6 +115,16 @@ def causal(T):
         """
 def causal(T):
     return torch.ones(T, T, dtype=torch.bool).tril(-1)
+""",
+        # a float mask (ones and zeros), not a bool one
+        """
+def causal(T):
+    return torch.ones(T, T).tril()
+""",
+        # the public example, hard-coded
+        """
+def causal(T):
+    return torch.tensor([[True, False, False], [True, True, False], [True, True, True]])
 """,
     ],
     "mha_parameters": [
@@ -80,6 +147,11 @@ def mha_parameters(E, H):
         """
 def mha_parameters(E, H):
     return 3 * E * E + 3 * E + E * E * 2 // H + E
+""",
+        # the count of nn.MultiheadAttention(8, 2), hard-coded
+        """
+def mha_parameters(E, H):
+    return 288
 """,
     ],
     "max_path_length": [
@@ -117,9 +189,54 @@ wrong_entry = "a"
 wrong_entry = (1, 2)
 """,
     ],
+    "safe_attention": [
+        # the answer to Question 1: right outputs, but a fully masked row (top = -inf) and a
+        # masked key far above the rest make exp overflow, and 0 * inf = NaN in the backward pass
+        """
+def safe_attention(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
+    total = e.sum(dim=-1, keepdim=True)
+    return (e / torch.where(total > 0, total, 1.0)) @ v
+""",
+        # the fully masked row fixed, but still masked after the exp: a masked score far above
+        # the allowed ones overflows, and its gradient is 0 * inf = NaN
+        """
+def safe_attention(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
+    top = torch.where(torch.isfinite(top), top, 0.0)
+    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
+    total = e.sum(dim=-1, keepdim=True)
+    return (e / torch.where(total > 0, total, 1.0)) @ v
+""",
+        # the largest score over all keys: finite gradients, but the allowed exps underflow
+        """
+def safe_attention(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True).detach()).masked_fill(~mask, 0.0)
+    total = e.sum(dim=-1, keepdim=True)
+    return (e / torch.where(total > 0, total, 1.0)) @ v
+""",
+        # the forward pass of Question 1 with torch.nan_to_num on the output: the NaN gradients
+        # of the fully masked row are still there
+        """
+def safe_attention(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
+    return (e / e.sum(dim=-1, keepdim=True)).nan_to_num(0.0) @ v
+""",
+    ],
 }
 
 DELEGATING = {
+    "safe_attention": """
+def safe_attention(q, k, v, mask):
+    seen = mask.any(dim=-1, keepdim=True)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask | ~seen) * seen
+""",
     "masked_attention": """
 def masked_attention(q, k, v, mask):
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])

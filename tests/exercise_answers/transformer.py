@@ -1,9 +1,15 @@
 """Answers for the graded exercises of the transformer chapter, used by tests/test_exercises.py.
 
-WRONG: plausible wrong answers per question; every test case must reject at least one.
+WRONG: plausible wrong answers per question; every test case must reject at least one, and every
+wrong answer fails a public test case.
 DELEGATING: answers that hand the work to the implementation the question asks for; the
 hidden tests must fail them (questions with nothing to delegate to are left out).
 """
+
+# Questions whose public check accepts the answer's format only (a letter, a whole number in a
+# range) and says so; a wrong value in the right format passes it and fails a hidden test. Every
+# other WRONG answer fails at least one public test case.
+FORMAT_ONLY = set()
 
 WRONG = {
     "decoder_mask": [
@@ -18,6 +24,24 @@ def decoder_mask(lengths, L):
     real = torch.arange(L) < lengths.unsqueeze(1)
     return torch.ones(L, L, dtype=torch.bool).tril(-1).unsqueeze(0) & real.unsqueeze(1)
 """,
+        # the first sequence's length used for the whole batch (right at N = 1 only)
+        """
+def decoder_mask(lengths, L):
+    real = torch.arange(L) < lengths[0]
+    return (torch.ones(L, L, dtype=torch.bool).tril() & real).expand(len(lengths), L, L)
+""",
+        # padded queries masked instead of padded keys
+        """
+def decoder_mask(lengths, L):
+    real = torch.arange(L) < lengths.unsqueeze(1)
+    return torch.ones(L, L, dtype=torch.bool).tril().unsqueeze(0) & real.unsqueeze(2)
+""",
+        # ones and zeros, not a bool mask
+        """
+def decoder_mask(lengths, L):
+    real = torch.arange(L) < lengths.unsqueeze(1)
+    return (torch.ones(L, L, dtype=torch.bool).tril().unsqueeze(0) & real.unsqueeze(1)).long()
+""",
     ],
     "transformer_lr": [
         # the warm-up exponent -0.5 instead of -1.5
@@ -29,6 +53,17 @@ def transformer_lr(step, d_model, warmup):
         """
 def transformer_lr(step, d_model, warmup):
     return d_model**-0.5 * max(step**-0.5, step * warmup**-1.5)
+""",
+        # a one-element tensor, not a Python float
+        """
+def transformer_lr(step, d_model, warmup):
+    step = torch.tensor(float(step))
+    return d_model**-0.5 * torch.minimum(step**-0.5, step * warmup**-1.5)
+""",
+        # d_model and warmup of the public example, hard-coded
+        """
+def transformer_lr(step, d_model, warmup):
+    return 512**-0.5 * min(step**-0.5, step * 4000**-1.5)
 """,
     ],
     "smoothed_loss": [
@@ -53,6 +88,14 @@ def smoothed_loss(logits, target, eps):
 def smoothed_loss(logits, target, eps):
     return torch.nn.functional.cross_entropy(logits, target)
 """,
+        # the mean over all M x V entries instead of a sum over V, then the mean over M
+        """
+def smoothed_loss(logits, target, eps):
+    log_p = logits.log_softmax(dim=-1)
+    q = torch.full_like(log_p, eps / logits.shape[-1])
+    q[torch.arange(len(target)), target] += 1 - eps
+    return -(q * log_p).mean()
+""",
     ],
     "encoder_layer_parameters": [
         # heads counted as if each had full-width projections
@@ -75,6 +118,21 @@ def encoder_layer_parameters(E, d_ff, H):
 def encoder_layer_parameters(E, d_ff, H):
     return 3 * (E * E + E) + 2 * E * d_ff + d_ff + E + 4 * E
 """,
+        # the count at (8, 16, 2), hard-coded
+        """
+def encoder_layer_parameters(E, d_ff, H):
+    return 600
+""",
+        # the head width E / H in W_O: right at H = 1 only
+        """
+def encoder_layer_parameters(E, d_ff, H):
+    return 3 * (E * E + E) + E * (E // H) + E + 2 * E * d_ff + d_ff + E + 4 * E
+""",
+        # a float
+        """
+def encoder_layer_parameters(E, d_ff, H):
+    return 4.0 * E * E + 2 * E * d_ff + 9 * E + d_ff
+""",
     ],
     "decoding_step_macs": [
         # t tokens in the prefix instead of t + 1
@@ -93,10 +151,102 @@ def decoding_step_macs(t, E, cache):
     n = t + 1
     return (n * E * E + 2 * E * E + 2 * n * E) if cache else 3 * n * E * E + 2 * n * n * E
 """,
+        # the public values, hard-coded
+        """
+def decoding_step_macs(t, E, cache):
+    return 256 if cache else 1024
+""",
+        # without the cache, only the causal half of the score matrix counted
+        """
+def decoding_step_macs(t, E, cache):
+    n = t + 1
+    return 3 * E * E + 2 * n * E if cache else 3 * n * E * E + n * (n + 1) * E
+""",
+    ],
+    "mqa_cache_numbers": [
+        # the cache of multi-head attention: keys and values of width E, not D
+        """
+def mqa_cache_numbers(layers, T, E, H):
+    return 2 * layers * T * E
+""",
+        # keys only: the values are cached too
+        """
+def mqa_cache_numbers(layers, T, E, H):
+    return layers * T * (E // H)
+""",
+        # one layer's cache, not the stack's
+        """
+def mqa_cache_numbers(layers, T, E, H):
+    return 2 * T * (E // H)
+""",
+        # the public value, hard-coded
+        """
+def mqa_cache_numbers(layers, T, E, H):
+    return 76800
+""",
+        # a float
+        """
+def mqa_cache_numbers(layers, T, E, H):
+    return 2 * layers * T * E / H
+""",
+    ],
+    "multi_query_attention": [
+        # the scores scaled by 1 / sqrt(E) instead of 1 / sqrt(D)
+        """
+def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
+    N, T, E = x.shape
+    q = (x @ W_q.T).reshape(N, T, H, E // H).transpose(1, 2)
+    k, v = (x @ W_k.T).unsqueeze(1), (x @ W_v.T).unsqueeze(1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(E)
+    future = torch.ones(T, T, dtype=torch.bool).triu(1)
+    out = scores.masked_fill(future, float("-inf")).softmax(-1) @ v
+    return out.transpose(1, 2).reshape(N, T, E) @ W_o.T
+""",
+        # no causal mask: every query sees the future
+        """
+def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
+    N, T, E = x.shape
+    q = (x @ W_q.T).reshape(N, T, H, E // H).transpose(1, 2)
+    k, v = (x @ W_k.T).unsqueeze(1), (x @ W_v.T).unsqueeze(1)
+    out = (q @ k.transpose(-2, -1) / math.sqrt(E // H)).softmax(-1) @ v
+    return out.transpose(1, 2).reshape(N, T, E) @ W_o.T
+""",
+        # the heads merged with a reshape alone: tokens and heads mixed
+        """
+def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
+    N, T, E = x.shape
+    q = (x @ W_q.T).reshape(N, T, H, E // H).transpose(1, 2)
+    k, v = (x @ W_k.T).unsqueeze(1), (x @ W_v.T).unsqueeze(1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(E // H)
+    future = torch.ones(T, T, dtype=torch.bool).triu(1)
+    out = scores.masked_fill(future, float("-inf")).softmax(-1) @ v
+    return out.reshape(N, T, E) @ W_o.T
+""",
+        # the queries split into heads with a stride (head h: features h, h + H, ...)
+        """
+def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
+    N, T, E = x.shape
+    q = (x @ W_q.T).reshape(N, T, E // H, H).permute(0, 3, 1, 2)
+    k, v = (x @ W_k.T).unsqueeze(1), (x @ W_v.T).unsqueeze(1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(E // H)
+    future = torch.ones(T, T, dtype=torch.bool).triu(1)
+    out = scores.masked_fill(future, float("-inf")).softmax(-1) @ v
+    return out.permute(0, 2, 3, 1).reshape(N, T, E) @ W_o.T
+""",
     ],
 }
 
 DELEGATING = {
+    "multi_query_attention": """
+def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
+    E, T = x.shape[-1], x.shape[1]
+    layer = torch.nn.MultiheadAttention(E, H, bias=False, batch_first=True)
+    with torch.no_grad():
+        layer.in_proj_weight.copy_(torch.cat([W_q, W_k.repeat(H, 1), W_v.repeat(H, 1)]))
+        layer.out_proj.weight.copy_(W_o)
+        future = torch.ones(T, T, dtype=torch.bool).triu(1)
+        return layer(x, x, x, attn_mask=future, need_weights=False)[0]
+""",
     "decoder_mask": """
 from seqlab.masks import causal_mask, padding_mask
 def decoder_mask(lengths, L):
