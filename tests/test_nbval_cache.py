@@ -24,7 +24,7 @@ def _notebook(path: Path, *sources: str) -> nbformat.NotebookNode:
     return nb
 
 
-def _run_nbval(notebook: Path, cache: Path) -> int:
+def _run_nbval(notebook: Path, cache: Path) -> subprocess.CompletedProcess:
     env = os.environ | {"SEQLAB_NB_CACHE": str(cache), "PYTHONPATH": str(TOOLS)}
     command = [sys.executable, "-m", "pytest", "--nbval-lax", "-p", "nbval_cache", "-p", "no:randomly"]
     done = subprocess.run(
@@ -34,7 +34,7 @@ def _run_nbval(notebook: Path, cache: Path) -> int:
         text=True,
         cwd=notebook.parent,
     )
-    return done.returncode
+    return done
 
 
 def test_a_notebook_that_ran_is_found_by_its_code_with_its_outputs(tmp_path):
@@ -43,7 +43,9 @@ def test_a_notebook_that_ran_is_found_by_its_code_with_its_outputs(tmp_path):
         path, "print('printed')", "6 * 7", "from IPython.display import display; display({'a': 1}, raw=True)"
     )
     cache = tmp_path / "cache"
-    assert _run_nbval(path, cache) == 0
+    done = _run_nbval(path, cache)
+    assert done.returncode == 0, done.stdout
+    assert "seconds per notebook" in done.stdout and "page " in done.stdout  # the timing summary
     record = get_cache(str(cache)).match_cache_notebook(nb)
     _, merged = get_cache(str(cache)).merge_match_into_notebook(nb)
     printed, result, shown = (c.outputs for c in merged.cells[1:])
@@ -56,7 +58,7 @@ def test_a_notebook_with_a_failing_cell_is_not_stored(tmp_path):
     path = tmp_path / "page.ipynb"
     nb = _notebook(path, "x = 1", "raise ValueError('a claim failed')", "y = 2")
     cache = tmp_path / "cache"
-    assert _run_nbval(path, cache) != 0
+    assert _run_nbval(path, cache).returncode != 0
     try:
         get_cache(str(cache)).match_cache_notebook(nb)
     except KeyError:

@@ -9,6 +9,10 @@ myst-nb stores a notebook it executed itself. A book built afterwards with
 and renders those outputs instead of running the chapter a second time: one execution serves the
 test and the book (`.ci/run`).
 
+The plugin also times each notebook (from its first cell to its last, kernel start excluded)
+and prints the seconds at the end of the run, so that `make test` reports what `make timings`
+measures on the machine it ran on.
+
 A notebook with a failed, skipped or timed-out cell is not stored, so the book runs it itself
 (and fails on the same error). The cache is keyed on the notebook's code, not on ``seqlab``:
 start from an empty cache after changing the package (`make test` does).
@@ -17,6 +21,7 @@ start from an empty cache after changing the package (`make test` does).
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import nbformat
@@ -31,6 +36,27 @@ def _cache_path() -> str | None:
 
 def _is_nbval_cell(item) -> bool:
     return type(item).__name__ == "IPyNbCell" and hasattr(item, "cell")
+
+
+_SECONDS: dict[str, float] = {}  # notebook name -> seconds its cells ran
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    began = time.perf_counter()
+    yield
+    if _is_nbval_cell(item):
+        name = Path(str(item.parent.fspath)).stem
+        _SECONDS[name] = _SECONDS.get(name, 0.0) + time.perf_counter() - began
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _SECONDS:
+        return
+    terminalreporter.section("seconds per notebook (cells run, kernel start excluded)")
+    for name, seconds in _SECONDS.items():
+        terminalreporter.write_line(f"{name:<24} {seconds:7.1f} s")
+    terminalreporter.write_line(f"{'total':<24} {sum(_SECONDS.values()):7.1f} s")
 
 
 @pytest.hookimpl(hookwrapper=True)
