@@ -2,7 +2,8 @@
 
 For every chapter with exercises: `otter assign` builds it (and checks the reference solutions
 pass), the student notebook holds no solution and no hidden test, every test case of every
-question rejects at least one plausible wrong answer, and grading a correct, a partly wrong, an
+question rejects at least one plausible wrong answer, every plausible wrong answer fails at least
+one public test case (the student sees those), and grading a correct, a partly wrong, an
 untouched and a broken submission gives full, partial, zero and a clear rejection.
 """
 
@@ -108,10 +109,19 @@ def test_each_test_case_passes_the_reference_and_rejects_a_wrong_answer(notebook
             f"{question} needs at least one public and one hidden test case"
         )
         rejected = {name: False for name, _, _ in reference}
-        for wrong in WRONG[notebook.stem][question]:
-            for name, _, passed in _run_cases(test_path, setup, wrong):
+        publicly_accepted = []
+        for i, wrong in enumerate(WRONG[notebook.stem][question]):
+            results = _run_cases(test_path, setup, wrong)
+            for name, _, passed in results:
                 rejected[name] = rejected[name] or not passed
+            if all(passed for _, hidden, passed in results if not hidden):
+                publicly_accepted.append(i)
         assert all(rejected.values()), f"{question}: cases that accept every wrong answer: {rejected}"
+        # a student sees only the public tests: each wrong answer must fail one of them
+        assert not publicly_accepted, (
+            f"{question}: wrong answers (by index in WRONG) that pass every public test case: "
+            f"{publicly_accepted}"
+        )
 
 
 @pytest.mark.parametrize("notebook", EXERCISE_CHAPTERS, ids=lambda p: p.stem)
