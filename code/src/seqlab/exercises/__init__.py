@@ -50,9 +50,26 @@ def check_tensor(value, name: str, shape: tuple[int, ...] | None = None) -> torc
     return value
 
 
-def check_close(value, expected: torch.Tensor, name: str, atol: float = 1e-5, rtol: float = 1e-5) -> None:
-    """Assert that ``value`` is a tensor of ``expected``'s shape and close to it elementwise."""
+def check_close(
+    value,
+    expected: torch.Tensor,
+    name: str,
+    atol: float = 1e-5,
+    rtol: float = 1e-5,
+    reveal: bool = True,
+    dtype: torch.dtype | None = None,
+) -> None:
+    """Assert that ``value`` is a tensor of ``expected``'s shape and close to it elementwise.
+
+    ``reveal=False``: the message says where and how many entries are wrong but not the expected
+    values (for a public test whose expected values are the answer to a conceptual question).
+    ``dtype``: the dtype the question asks for; another one is an error.
+    """
     value = check_tensor(value, name, tuple(expected.shape))
+    if dtype is not None and value.dtype != dtype:
+        raise AssertionError(f"{name} has dtype {value.dtype}, expected {dtype}")
+    if value.is_complex() and not expected.is_complex():
+        raise AssertionError(f"{name} is complex ({value.dtype}); expected real values")
     value = value.detach().to(expected.dtype)
     expected = expected.detach()
     diff = (value - expected).abs()
@@ -60,10 +77,13 @@ def check_close(value, expected: torch.Tensor, name: str, atol: float = 1e-5, rt
     if (diff > allowed).any():
         worst = int(torch.argmax(diff - allowed))
         index = tuple(int(i) for i in torch.unravel_index(torch.tensor(worst), diff.shape))
+        where = f"{int((diff > allowed).sum())} of {diff.numel()} entries"
+        if not reveal:
+            raise AssertionError(f"{name} is wrong at {where} (the worst at index {index})")
         raise AssertionError(
-            f"{name} differs from the expected values at {int((diff > allowed).sum())} of "
-            f"{diff.numel()} entries; largest |difference| is {diff.max().item():.3g} "
-            f"(at index {index}: got {value[index].item():.6g}, expected {expected[index].item():.6g})"
+            f"{name} differs from the expected values at {where}; largest |difference| is "
+            f"{diff.max().item():.3g} (at index {index}: got {value[index].item():.6g}, "
+            f"expected {expected[index].item():.6g})"
         )
 
 
