@@ -101,3 +101,17 @@ def test_a_format_only_check_is_never_reported_as_passed():
         assert "All test cases passed!" in real.summary() and FORMAT_ONLY not in real.summary()
     finally:
         ok_test.run_doctest = before
+
+
+def test_count_torch_calls_tells_a_loop_from_whole_tensor_operations():
+    from seqlab.exercises import count_torch_calls
+
+    def vectorised(x):
+        return (x @ x.T).sum(-1)
+
+    def looped(x):
+        return torch.stack([sum(x[i] @ x[j] for j in range(len(x))) for i in range(len(x))])
+
+    small, big = torch.randn(2, 3), torch.randn(5, 3)
+    assert count_torch_calls(lambda: vectorised(small)) == count_torch_calls(lambda: vectorised(big)) > 0
+    assert count_torch_calls(lambda: looped(small)) < count_torch_calls(lambda: looped(big))

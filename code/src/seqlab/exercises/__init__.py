@@ -23,6 +23,7 @@ __all__ = [
     "check_number",
     "check_choice",
     "check_integer",
+    "count_torch_calls",
     "format_only",
     "FORMAT_ONLY",
     "forbid",
@@ -152,6 +153,25 @@ def check_integer(value, name: str, low: int | None = None, high: int | None = N
         raise AssertionError(f"{name} = {value} lies outside the possible range {span}")
     format_only(name)
     return value
+
+
+def count_torch_calls(fn) -> int:
+    """How many torch functions and tensor methods (``@``, ``[]`` and ``.sum()`` included) ``fn()``
+    calls. An answer written with whole-tensor operations calls the same number at every size; one
+    that loops over the batch or the positions calls more on a bigger input. Cheap (no dispatcher
+    hooks), so a public test can use it to check "no loops"."""
+    from torch.overrides import TorchFunctionMode
+
+    class _Counter(TorchFunctionMode):
+        calls = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            self.calls += 1
+            return func(*args, **(kwargs or {}))
+
+    with _Counter() as counter:
+        fn()
+    return counter.calls
 
 
 class DelegationError(AssertionError):
