@@ -68,6 +68,26 @@ def _run_cases(test_path, setup, answer):
     ]
 
 
+def _public_checks_format_only(test_path, setup, answer):
+    """Whether the public test cases, run on ``answer``, check the format of something only
+    (they call ``seqlab.exercises.format_only``, as ``check_choice`` and ``check_integer`` do)."""
+    import seqlab.exercises
+
+    names = []
+    original = seqlab.exercises.format_only
+    seqlab.exercises.format_only = names.append
+    try:
+        env = {}
+        exec(setup, env)
+        exec(answer, env)
+        test = OKTestFile.from_file(str(test_path))
+        test.test_cases = [case for case in test.test_cases if not case.hidden]
+        test.run(env)
+    finally:
+        seqlab.exercises.format_only = original
+    return bool(names)
+
+
 def test_every_chapter_with_exercises_has_wrong_answers():
     assert EXERCISE_CHAPTERS
     for notebook in EXERCISE_CHAPTERS:
@@ -117,7 +137,15 @@ def test_each_test_case_passes_the_reference_and_rejects_a_wrong_answer(notebook
             if all(passed for _, hidden, passed in results if not hidden):
                 publicly_accepted.append(i)
         assert all(rejected.values()), f"{question}: cases that accept every wrong answer: {rejected}"
-        # a student sees only the public tests: each wrong answer must fail one of them
+        # a student sees only the public tests: each wrong answer must fail one of them, unless the
+        # public test checks only the answer's format (a letter, an integer read off a table) and
+        # says so ("format accepted; the value is graded by hidden tests"); then a hidden case
+        # rejects it (every wrong answer fails some case: checked above per case, here per answer)
+        if publicly_accepted and _public_checks_format_only(test_path, setup, solutions[question]):
+            for i in publicly_accepted:
+                results = _run_cases(test_path, setup, WRONG[notebook.stem][question][i])
+                assert not all(passed for *_, passed in results), f"{question}: wrong answer {i} passes"
+            publicly_accepted = []
         assert not publicly_accepted, (
             f"{question}: wrong answers (by index in WRONG) that pass every public test case: "
             f"{publicly_accepted}"
