@@ -125,57 +125,71 @@ def max_weight(v, S):
     return top / (top + S - 1)
 """,
     ],
-    "masked_attention": [
-        # -inf then softmax: NaN in a fully masked row
+    "additive_attention": [
+        # the padding mask not broadcast over the steps: (N, S) lines up with (L, S)
         """
-def masked_attention(scores, values, mask):
-    weights = scores.masked_fill(~mask, float("-inf")).softmax(dim=-1)
-    return (weights.unsqueeze(-1) * values).sum(dim=1), weights
+def additive_attention(s, h, W, U, b, v, mask):
+    hidden = torch.tanh((s @ W.T).unsqueeze(2) + (h @ U.T + b).unsqueeze(1))
+    alpha = (hidden @ v).masked_fill(~mask, float("-inf")).softmax(dim=-1)
+    return alpha @ h, alpha
 """,
-        # exp without subtracting the maximum: exp(1e4) overflows
+        # padding zeroed after the softmax and renormalised: a huge padded score takes it all
         """
-def masked_attention(scores, values, mask):
-    exps = torch.exp(scores) * mask
-    total = exps.sum(dim=-1, keepdim=True)
-    weights = exps / torch.where(total > 0, total, torch.ones_like(total))
-    return (weights.unsqueeze(-1) * values).sum(dim=1), weights
+def additive_attention(s, h, W, U, b, v, mask):
+    hidden = torch.tanh((s @ W.T).unsqueeze(2) + (h @ U.T + b).unsqueeze(1))
+    alpha = (hidden @ v).softmax(dim=-1) * mask.unsqueeze(1)
+    alpha = alpha / alpha.sum(dim=-1, keepdim=True)
+    return alpha @ h, alpha
 """,
-        # masked with a finite -1e9 fill: an empty row gets uniform weights, not 0
+        # the softmax over the decoder steps instead of the source positions
         """
-def masked_attention(scores, values, mask):
-    weights = scores.masked_fill(~mask, -1e9).softmax(dim=-1)
-    return (weights.unsqueeze(-1) * values).sum(dim=1), weights
+def additive_attention(s, h, W, U, b, v, mask):
+    hidden = torch.tanh((s @ W.T).unsqueeze(2) + (h @ U.T + b).unsqueeze(1))
+    scores = (hidden @ v).masked_fill(~mask.unsqueeze(1), float("-inf"))
+    alpha = scores.softmax(dim=1).nan_to_num(0.0)
+    return alpha @ h, alpha
 """,
-        # masked after the softmax, renormalised: a +1e4 on padding takes all the mass first
+        # b added twice, to W s and to U h
         """
-def masked_attention(scores, values, mask):
-    weights = scores.softmax(dim=-1) * mask
-    total = weights.sum(dim=-1, keepdim=True)
-    weights = weights / torch.where(total > 0, total, torch.ones_like(total))
-    return (weights.unsqueeze(-1) * values).sum(dim=1), weights
+def additive_attention(s, h, W, U, b, v, mask):
+    hidden = torch.tanh((s @ W.T + b).unsqueeze(2) + (h @ U.T + b).unsqueeze(1))
+    alpha = (hidden @ v).masked_fill(~mask.unsqueeze(1), float("-inf")).softmax(dim=-1)
+    return alpha @ h, alpha
 """,
-        # masks the caller's scores in place
+        # right values, but a loop over the decoder steps
         """
-def masked_attention(scores, values, mask):
-    has_any = mask.any(dim=-1, keepdim=True)
-    scores.data[~mask] = float("-inf")
-    top = torch.where(has_any, scores.amax(dim=-1, keepdim=True), torch.zeros_like(scores[:, :1]))
-    exps = torch.exp(scores - top.detach())
-    total = exps.sum(dim=-1, keepdim=True)
-    weights = exps / torch.where(has_any, total, torch.ones_like(total))
-    return (weights.unsqueeze(-1) * values).sum(dim=1), weights
+def additive_attention(s, h, W, U, b, v, mask):
+    keys = h @ U.T + b
+    alphas = []
+    for i in range(s.shape[1]):
+        e = torch.tanh((s[:, i] @ W.T).unsqueeze(1) + keys) @ v
+        alphas.append(e.masked_fill(~mask, float("-inf")).softmax(dim=-1))
+    alpha = torch.stack(alphas, dim=1)
+    return alpha @ h, alpha
+""",
+        # padding zeroed after the softmax, without renormalising
+        """
+def additive_attention(s, h, W, U, b, v, mask):
+    hidden = torch.tanh((s @ W.T).unsqueeze(2) + (h @ U.T + b).unsqueeze(1))
+    alpha = (hidden @ v).softmax(dim=-1) * mask.unsqueeze(1)
+    return alpha @ h, alpha
 """,
     ],
 }
 
 DELEGATING = {
-    "masked_attention": """
-def masked_attention(scores, values, mask):
-    import seqlab.attention as A
+    "additive_attention": """
+def additive_attention(s, h, W, U, b, v, mask):
+    from seqlab.attention import AttentionScore
 
-    weights = A.masked_softmax(scores, mask)
-    weights = torch.where(mask.any(dim=-1, keepdim=True), weights, torch.zeros_like(weights))
-    return (weights.unsqueeze(-1) * values).sum(dim=1), weights
+    score = AttentionScore("additive", W.shape[1], U.shape[1], W.shape[0]).to(s.dtype)
+    with torch.no_grad():
+        score.W.weight.copy_(W)
+        score.U.weight.copy_(U)
+        score.U.bias.copy_(b)
+        score.v.weight.copy_(v.unsqueeze(0))
+    alpha = score(s, h).masked_fill(~mask.unsqueeze(1), float("-inf")).softmax(dim=-1)
+    return alpha @ h, alpha
 """,
     "additive_scores": """
 def additive_scores(s, h, W, U, v):
