@@ -64,3 +64,54 @@ def test_a_failing_check_shows_the_students_message_first():
         assert ok_test.run_doctest("causal 0", test, env) == (True, "")
     finally:
         ok_test.run_doctest = before
+
+
+def test_a_format_only_check_is_never_reported_as_passed():
+    """A public test that checks only the form of an answer (a letter, an integer read off a
+    table) makes grader.check say "format accepted; the value is graded by hidden tests"."""
+    from otter.test_files import ok_test
+    from otter.test_files.abstract_test import TestCase
+
+    from seqlab.exercises import FORMAT_ONLY, check_choice, check_integer, readable_feedback
+
+    with pytest.raises(AssertionError, match="should be an int, got float"):
+        check_integer(3.0, "steps")
+    with pytest.raises(AssertionError, match="outside the possible range 1..10"):
+        check_integer(11, "steps", 1, 10)
+    with pytest.raises(AssertionError, match="one of the letters a, b"):
+        check_choice("c", "ab", "pick")
+    before = ok_test.run_doctest
+    readable_feedback()
+    try:
+        env = {"check_choice": check_choice, "check_integer": check_integer}
+
+        def run(*bodies):
+            cases = [TestCase(f"q - {i}", body, False, 1, None, None) for i, body in enumerate(bodies)]
+            test = ok_test.OKTestFile("q", "q.py", cases)
+            test.run(env)
+            return test
+
+        format_only = run(">>> _ = check_choice('a', 'ab', 'the pick')\n")
+        assert format_only.passed_all
+        for shown in (format_only.summary(), format_only._repr_html_()):
+            assert FORMAT_ONLY in shown and "the pick" in shown and "passed" not in shown, shown
+        mixed = run(">>> _ = check_integer(4, 'steps')\n", ">>> assert 1 == 2, 'wrong'\n")
+        assert FORMAT_ONLY in mixed.summary() and "wrong" in mixed.summary()
+        real = run(">>> assert 1 == 1\n")
+        assert "All test cases passed!" in real.summary() and FORMAT_ONLY not in real.summary()
+    finally:
+        ok_test.run_doctest = before
+
+
+def test_count_torch_calls_tells_a_loop_from_whole_tensor_operations():
+    from seqlab.exercises import count_torch_calls
+
+    def vectorised(x):
+        return (x @ x.T).sum(-1)
+
+    def looped(x):
+        return torch.stack([sum(x[i] @ x[j] for j in range(len(x))) for i in range(len(x))])
+
+    small, big = torch.randn(2, 3), torch.randn(5, 3)
+    assert count_torch_calls(lambda: vectorised(small)) == count_torch_calls(lambda: vectorised(big)) > 0
+    assert count_torch_calls(lambda: looped(small)) < count_torch_calls(lambda: looped(big))

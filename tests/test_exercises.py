@@ -2,7 +2,8 @@
 
 For every chapter with exercises: `otter assign` builds it (and checks the reference solutions
 pass), the student notebook holds no solution and no hidden test, every test case of every
-question rejects at least one plausible wrong answer, and grading a correct, a partly wrong, an
+question rejects at least one plausible wrong answer, every plausible wrong answer fails at least
+one public test case (the student sees those), and grading a correct, a partly wrong, an
 untouched and a broken submission gives full, partial, zero and a clear rejection.
 """
 
@@ -67,6 +68,26 @@ def _run_cases(test_path, setup, answer):
     ]
 
 
+def _public_checks_format_only(test_path, setup, answer):
+    """Whether the public test cases, run on ``answer``, check the format of something only
+    (they call ``seqlab.exercises.format_only``, as ``check_choice`` and ``check_integer`` do)."""
+    import seqlab.exercises
+
+    names = []
+    original = seqlab.exercises.format_only
+    seqlab.exercises.format_only = names.append
+    try:
+        env = {}
+        exec(setup, env)
+        exec(answer, env)
+        test = OKTestFile.from_file(str(test_path))
+        test.test_cases = [case for case in test.test_cases if not case.hidden]
+        test.run(env)
+    finally:
+        seqlab.exercises.format_only = original
+    return bool(names)
+
+
 def test_every_chapter_with_exercises_has_wrong_answers():
     assert EXERCISE_CHAPTERS
     for notebook in EXERCISE_CHAPTERS:
@@ -108,10 +129,27 @@ def test_each_test_case_passes_the_reference_and_rejects_a_wrong_answer(notebook
             f"{question} needs at least one public and one hidden test case"
         )
         rejected = {name: False for name, _, _ in reference}
-        for wrong in WRONG[notebook.stem][question]:
-            for name, _, passed in _run_cases(test_path, setup, wrong):
+        publicly_accepted = []
+        for i, wrong in enumerate(WRONG[notebook.stem][question]):
+            results = _run_cases(test_path, setup, wrong)
+            for name, _, passed in results:
                 rejected[name] = rejected[name] or not passed
+            if all(passed for _, hidden, passed in results if not hidden):
+                publicly_accepted.append(i)
         assert all(rejected.values()), f"{question}: cases that accept every wrong answer: {rejected}"
+        # a student sees only the public tests: each wrong answer must fail one of them, unless the
+        # public test checks only the answer's format (a letter, an integer read off a table) and
+        # says so ("format accepted; the value is graded by hidden tests"); then a hidden case
+        # rejects it (every wrong answer fails some case: checked above per case, here per answer)
+        if publicly_accepted and _public_checks_format_only(test_path, setup, solutions[question]):
+            for i in publicly_accepted:
+                results = _run_cases(test_path, setup, WRONG[notebook.stem][question][i])
+                assert not all(passed for *_, passed in results), f"{question}: wrong answer {i} passes"
+            publicly_accepted = []
+        assert not publicly_accepted, (
+            f"{question}: wrong answers (by index in WRONG) that pass every public test case: "
+            f"{publicly_accepted}"
+        )
 
 
 @pytest.mark.parametrize("notebook", EXERCISE_CHAPTERS, ids=lambda p: p.stem)

@@ -23,28 +23,77 @@ def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
     c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
     return torch.sigmoid(o) * c_new, c_new
 """,
+        # h from the old cell instead of the new one
+        """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
+    z = x @ W_ih.T + b_ih + h @ W_hh.T + b_hh
+    i, f, g, o = z.chunk(4, dim=-1)
+    c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c), c_new
+""",
+        # the weights used untransposed (as if W_ih were (E_in, 4E_h))
+        """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
+    z = x @ W_ih + b_ih + h @ W_hh + b_hh
+    i, f, g, o = z.chunk(4, dim=-1)
+    c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c_new), c_new
+""",
     ],
     "memory_bias": [
         # the usual forget-gate bias of 1: sigmoid(1) = 0.73 still forgets
         """
-def memory_bias(E_h):
-    bias = torch.zeros(4 * E_h)
+def memory_bias(E_h, dtype=torch.float32):
+    bias = torch.zeros(4 * E_h, dtype=dtype)
     bias[E_h : 2 * E_h] = 1.0
     return bias
 """,
         # forget gate open, but the input gate left at sigmoid(0) = 0.5
         """
-def memory_bias(E_h):
-    bias = torch.zeros(4 * E_h)
-    bias[E_h : 2 * E_h] = 100.0
+def memory_bias(E_h, dtype=torch.float32):
+    bias = torch.zeros(4 * E_h, dtype=dtype)
+    bias[E_h : 2 * E_h] = 1000.0
     return bias
 """,
         # blocks swapped: input gate open, forget gate closed
         """
-def memory_bias(E_h):
+def memory_bias(E_h, dtype=torch.float32):
+    bias = torch.zeros(4 * E_h, dtype=dtype)
+    bias[:E_h] = 1000.0
+    bias[E_h : 2 * E_h] = -1000.0
+    return bias
+""",
+        # +-20: sigmoid(20) rounds to 1 in float32, but sigmoid(-20) = 2e-9 still writes into an
+        # empty cell entry
+        """
+def memory_bias(E_h, dtype=torch.float32):
+    bias = torch.zeros(4 * E_h, dtype=dtype)
+    bias[:E_h] = -20.0
+    bias[E_h : 2 * E_h] = 20.0
+    return bias
+""",
+        # the page's float32 recipe +-100: in float64 sigmoid(-100) = 3.7e-44 is no 0
+        """
+def memory_bias(E_h, dtype=torch.float32):
+    bias = torch.zeros(4 * E_h, dtype=dtype)
+    bias[:E_h] = -100.0
+    bias[E_h : 2 * E_h] = 100.0
+    return bias
+""",
+        # right values, but always float64 (the dtype asked for ignored)
+        """
+def memory_bias(E_h, dtype=torch.float32):
+    bias = torch.zeros(4 * E_h, dtype=torch.float64)
+    bias[:E_h] = -1000.0
+    bias[E_h : 2 * E_h] = 1000.0
+    return bias
+""",
+        # right values, but always float32
+        """
+def memory_bias(E_h, dtype=torch.float32):
     bias = torch.zeros(4 * E_h)
-    bias[:E_h] = 100.0
-    bias[E_h : 2 * E_h] = -100.0
+    bias[:E_h] = -1000.0
+    bias[E_h : 2 * E_h] = 1000.0
     return bias
 """,
     ],
@@ -58,6 +107,21 @@ def lstm_parameter_count(E_in, E_h):
         """
 def lstm_parameter_count(E_in, E_h):
     return 3 * (E_h * E_in + E_h * E_h + 2 * E_h)
+""",
+        # the count of nn.LSTM(3, 5) hard-coded
+        """
+def lstm_parameter_count(E_in, E_h):
+    return 200
+""",
+        # input and hidden widths swapped
+        """
+def lstm_parameter_count(E_in, E_h):
+    return 4 * (E_in * E_h + E_in * E_in + 2 * E_in)
+""",
+        # W_hh taken as (4E_h, E_in)
+        """
+def lstm_parameter_count(E_in, E_h):
+    return 4 * (2 * E_h * E_in + 2 * E_h)
 """,
     ],
     "cell_path_gradient": [
@@ -75,6 +139,16 @@ def cell_path_gradient(f):
         """
 def cell_path_gradient(f):
     return f.prod(dim=1)
+""",
+        # the expected values of the first check hard-coded
+        """
+def cell_path_gradient(f):
+    return torch.tensor([0.25, 0.9])
+""",
+        # one step short: the first forget gate left out
+        """
+def cell_path_gradient(f):
+    return f[1:].prod(dim=0)
 """,
     ],
     "half_life_steps": [
@@ -105,10 +179,114 @@ def half_life_steps(b_f):
     f = 1 / (1 + math.exp(b_f))
     return math.floor(math.log(0.5) / math.log(f)) + 1
 """,
+        # the answer at b_f = 2 hard-coded
+        """
+def half_life_steps(b_f):
+    return 6
+""",
+        # the ceiling: f**n == 1/2 exactly (b_f = 0) counted as below
+        """
+import math
+
+
+def half_life_steps(b_f):
+    f = 1 / (1 + math.exp(-b_f))
+    return math.ceil(math.log(0.5) / math.log(f))
+""",
+    ],
+    "lstm_padded": [
+        # the lengths ignored: the padding is read as input
+        """
+def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh):
+    h = x.new_zeros(x.shape[0], W_hh.shape[1])
+    c = torch.zeros_like(h)
+    out = []
+    for t in range(x.shape[1]):
+        i, f, g, o = (x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h = torch.sigmoid(o) * torch.tanh(c)
+        out.append(h)
+    return torch.stack(out, dim=1), h, c
+""",
+        # the padded steps masked by multiplication: NaN * 0 is NaN
+        """
+def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh):
+    h = x.new_zeros(x.shape[0], W_hh.shape[1])
+    c = torch.zeros_like(h)
+    alive = (torch.arange(x.shape[1])[None, :] < torch.tensor(lengths)[:, None]).to(x.dtype)
+    out = []
+    for t in range(x.shape[1]):
+        i, f, g, o = (x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+        c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h_new = torch.sigmoid(o) * torch.tanh(c_new)
+        m = alive[:, t, None]
+        h, c = m * h_new + (1 - m) * h, m * c_new + (1 - m) * c
+        out.append(m * h_new)
+    return torch.stack(out, dim=1), h, c
+""",
+        # the state held at padded steps, but out repeats it there instead of 0
+        """
+def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh):
+    h = x.new_zeros(x.shape[0], W_hh.shape[1])
+    c = torch.zeros_like(h)
+    alive = torch.arange(x.shape[1])[None, :] < torch.tensor(lengths)[:, None]
+    out = []
+    for t in range(x.shape[1]):
+        i, f, g, o = (x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+        c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h_new = torch.sigmoid(o) * torch.tanh(c_new)
+        h = torch.where(alive[:, t, None], h_new, h)
+        c = torch.where(alive[:, t, None], c_new, c)
+        out.append(h)
+    return torch.stack(out, dim=1), h, c
+""",
+        # one step too many: a sequence of length L also reads its first padded step
+        """
+def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh):
+    h = x.new_zeros(x.shape[0], W_hh.shape[1])
+    c = torch.zeros_like(h)
+    alive = torch.arange(x.shape[1])[None, :] <= torch.tensor(lengths)[:, None]
+    out = []
+    for t in range(x.shape[1]):
+        i, f, g, o = (x[:, t].nan_to_num() @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+        c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h_new = torch.sigmoid(o) * torch.tanh(c_new)
+        h = torch.where(alive[:, t, None], h_new, h)
+        c = torch.where(alive[:, t, None], c_new, c)
+        out.append(torch.where(alive[:, t, None], h_new, torch.zeros_like(h_new)))
+    return torch.stack(out, dim=1), h, c
+""",
+        # padding zeroed and out right, but h_n and c_n read at the last step T, not at the length
+        """
+def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh):
+    h = x.new_zeros(x.shape[0], W_hh.shape[1])
+    c = torch.zeros_like(h)
+    alive = torch.arange(x.shape[1])[None, :] < torch.tensor(lengths)[:, None]
+    out = []
+    for t in range(x.shape[1]):
+        i, f, g, o = (x[:, t].nan_to_num() @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h = torch.sigmoid(o) * torch.tanh(c)
+        out.append(torch.where(alive[:, t, None], h, torch.zeros_like(h)))
+    return torch.stack(out, dim=1), h, c
+""",
     ],
 }
 
 DELEGATING = {
+    "lstm_padded": """
+def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh, _lstm=nn.LSTM):
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    layer = _lstm(W_ih.shape[1], W_hh.shape[1], batch_first=True).to(x.dtype)
+    with torch.no_grad():
+        for p, w in zip(layer.parameters(), (W_ih, W_hh, b_ih, b_hh)):
+            p.copy_(w)
+    packed = pack_padded_sequence(x.nan_to_num(0.0), lengths, batch_first=True, enforce_sorted=False)
+    out, (h_n, c_n) = layer(packed)
+    out, _ = pad_packed_sequence(out, batch_first=True, total_length=x.shape[1])
+    return out, h_n[0], c_n[0]
+""",
     "lstm_cell_step": """
 def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, _cell=nn.LSTMCell):
     cell = _cell(W_ih.shape[1], W_hh.shape[1]).to(x.dtype)

@@ -17,6 +17,15 @@ def general_scores(s, h, W):
 def general_scores(s, h, W):
     return (s.unsqueeze(1) * h[..., : s.shape[1]]).sum(-1)
 """,
+        # right values, but a double loop over the batch and the positions
+        """
+def general_scores(s, h, W):
+    out = torch.zeros(h.shape[0], h.shape[1])
+    for n in range(h.shape[0]):
+        for j in range(h.shape[1]):
+            out[n, j] = s[n] @ W @ h[n, j]
+    return out
+""",
     ],
     "local_p_weights": [
         # sigma = D instead of D / 2
@@ -39,6 +48,29 @@ def local_p_weights(scores, center, D):
     distance = torch.arange(scores.shape[1]).float() - center.unsqueeze(1)
     return scores.softmax(dim=-1) * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
 """,
+        # the centre not broadcast over the positions: (S,) - (N,) works only for N = 1
+        """
+def local_p_weights(scores, center, D):
+    distance = torch.arange(scores.shape[1]).float() - center
+    alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+    return alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+""",
+        # p_t rounded to the nearest position
+        """
+def local_p_weights(scores, center, D):
+    distance = torch.arange(scores.shape[1]).float() - center.round().unsqueeze(1)
+    alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+    return alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+""",
+        # the window taken from floor(p_t): [floor(p_t) - D, floor(p_t) + D]
+        """
+def local_p_weights(scores, center, D):
+    positions = torch.arange(scores.shape[1]).float()
+    distance = positions - center.unsqueeze(1)
+    inside = (positions - center.floor().unsqueeze(1)).abs() <= D
+    alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)
+    return alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+""",
     ],
     "local_m_positions": [
         # counted from 1
@@ -56,6 +88,26 @@ def local_m_positions(t, D, S):
 def local_m_positions(t, D, S):
     return [j for j in range(S) if -D <= j - t < D]
 """,
+        # an exclusive end: range(t - D, t + D) clipped
+        """
+def local_m_positions(t, D, S):
+    return list(range(max(0, t - D), min(S, t + D)))
+""",
+        # no clipping at the start: negative positions at t < D
+        """
+def local_m_positions(t, D, S):
+    return list(range(t - D, min(S, t + D + 1)))
+""",
+        # half-width D // 2
+        """
+def local_m_positions(t, D, S):
+    return [j for j in range(S) if abs(j - t) <= D // 2]
+""",
+        # the example's answer hard-coded
+        """
+def local_m_positions(t, D, S):
+    return [3, 4, 5, 6, 7]
+""",
     ],
     "general_multiply_adds": [
         # W_a applied to every key
@@ -67,6 +119,86 @@ def general_multiply_adds(S, E):
         """
 def general_multiply_adds(S, E):
     return S * E
+""",
+        # 2SE: W_a counted as one more dot product per position
+        """
+def general_multiply_adds(S, E):
+    return 2 * S * E
+""",
+        # SE + E: the product s_t^T W_a counted as E
+        """
+def general_multiply_adds(S, E):
+    return S * E + E
+""",
+        # the answer at S = E = 1 hard-coded
+        """
+def general_multiply_adds(S, E):
+    return 2
+""",
+    ],
+    "local_p_attention": [
+        # every row centred with the padded length S instead of its own length
+        """
+def local_p_attention(s, W_p, v_p, scores, lengths, D, sigma):
+    S = scores.shape[1]
+    p = S * torch.sigmoid(torch.tanh(s @ W_p.T) @ v_p)
+    j = torch.arange(S, dtype=scores.dtype)
+    distance = j - p[:, None]
+    inside = (distance.abs() <= D) & (j < torch.tensor(lengths)[:, None])
+    alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)
+    return p, alpha * torch.exp(-(distance**2) / (2 * sigma**2))
+""",
+        # the padding not masked: a window past the end of a short source weights padding
+        """
+def local_p_attention(s, W_p, v_p, scores, lengths, D, sigma):
+    p = torch.tensor(lengths, dtype=scores.dtype) * torch.sigmoid(torch.tanh(s @ W_p.T) @ v_p)
+    distance = torch.arange(scores.shape[1], dtype=scores.dtype) - p[:, None]
+    alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+    return p, alpha * torch.exp(-(distance**2) / (2 * sigma**2))
+""",
+        # p_t detached: right values, but no gradient reaches W_p and v_p
+        """
+def local_p_attention(s, W_p, v_p, scores, lengths, D, sigma):
+    S_n = torch.tensor(lengths, dtype=scores.dtype)
+    p = S_n * torch.sigmoid(torch.tanh(s @ W_p.T) @ v_p)
+    j = torch.arange(scores.shape[1], dtype=scores.dtype)
+    distance = j - p.detach()[:, None]
+    inside = (distance.abs() <= D) & (j < S_n[:, None])
+    alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)
+    return p, alpha * torch.exp(-(distance**2) / (2 * sigma**2))
+""",
+        # sigma turned into a Python float: no gradient reaches it
+        """
+def local_p_attention(s, W_p, v_p, scores, lengths, D, sigma):
+    S_n = torch.tensor(lengths, dtype=scores.dtype)
+    p = S_n * torch.sigmoid(torch.tanh(s @ W_p.T) @ v_p)
+    j = torch.arange(scores.shape[1], dtype=scores.dtype)
+    distance = j - p[:, None]
+    inside = (distance.abs() <= D) & (j < S_n[:, None])
+    alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)
+    return p, alpha * torch.exp(-(distance**2) / (2 * float(sigma) ** 2))
+""",
+        # sigma = D / 2 as on the page, the learned width ignored
+        """
+def local_p_attention(s, W_p, v_p, scores, lengths, D, sigma):
+    S_n = torch.tensor(lengths, dtype=scores.dtype)
+    p = S_n * torch.sigmoid(torch.tanh(s @ W_p.T) @ v_p)
+    j = torch.arange(scores.shape[1], dtype=scores.dtype)
+    distance = j - p[:, None]
+    inside = (distance.abs() <= D) & (j < S_n[:, None])
+    alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)
+    return p, alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+""",
+        # the centre rounded to a position: the gradient to W_p and v_p is lost
+        """
+def local_p_attention(s, W_p, v_p, scores, lengths, D, sigma):
+    S_n = torch.tensor(lengths, dtype=scores.dtype)
+    p = S_n * torch.sigmoid(torch.tanh(s @ W_p.T) @ v_p)
+    j = torch.arange(scores.shape[1], dtype=scores.dtype)
+    distance = j - p.round()[:, None]
+    inside = (distance.abs() <= D) & (j < S_n[:, None])
+    alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)
+    return p, alpha * torch.exp(-(distance**2) / (2 * sigma**2))
 """,
     ],
 }

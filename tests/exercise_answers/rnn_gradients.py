@@ -66,6 +66,21 @@ def clip_by_global_norm(grads, max_norm):
     total = torch.sqrt(sum(g.square().sum() for g in grads))
     return [g * (max_norm / total) for g in grads]
 """,
+        # rescales the caller's tensors in place
+        """
+def clip_by_global_norm(grads, max_norm):
+    total = torch.sqrt(sum(g.square().sum() for g in grads))
+    if total > max_norm:
+        for g in grads:
+            g.mul_(max_norm / total)
+    return list(grads)
+""",
+        # divides by the norm first: 0 / 0 = NaN for an all-zero gradient
+        """
+def clip_by_global_norm(grads, max_norm):
+    total = torch.sqrt(sum(g.square().sum() for g in grads))
+    return [g / total * torch.clamp(total, max=max_norm) for g in grads]
+""",
     ],
     "scale_to_spectral_radius": [
         # the spectral norm (largest singular value) instead of the spectral radius
@@ -77,6 +92,17 @@ def scale_to_spectral_radius(W, rho):
         """
 def scale_to_spectral_radius(W, rho):
     return W * (rho / torch.linalg.eigvals(W).real.max())
+""",
+        # divides by the eigenvalue of largest modulus itself, not by its modulus
+        """
+def scale_to_spectral_radius(W, rho):
+    eigenvalues = torch.linalg.eigvals(W)
+    return W * (rho / eigenvalues[eigenvalues.abs().argmax()]).real
+""",
+        # rescales W in place instead of returning a copy
+        """
+def scale_to_spectral_radius(W, rho):
+    return W.mul_(rho / torch.linalg.eigvals(W).abs().max())
 """,
     ],
     "steps_below": [
@@ -112,6 +138,11 @@ import math
 def steps_below(rate, threshold):
     return math.ceil((1 - threshold) / (1 - rate))
 """,
+        # the answer of the first two checks hard-coded
+        """
+def steps_below(rate, threshold):
+    return 4
+""",
     ],
     "rnn_multiply_adds": [
         # the T^2 misconception: every step revisits all earlier ones
@@ -129,10 +160,107 @@ def rnn_multiply_adds(N, T, E_in, E_h):
 def rnn_multiply_adds(N, T, E_in, E_h):
     return N * T * E_h * E_h
 """,
+        # the count of the first check hard-coded
+        """
+def rnn_multiply_adds(N, T, E_in, E_h):
+    return 270
+""",
+    ],
+    "rnn_backward": [
+        # no gradient carried through time: each step sees only its own dout
+        """
+def rnn_backward(x, h0, W_ih, W_hh, b, dout):
+    states = [h0]
+    for t in range(x.shape[1]):
+        states.append(torch.tanh(x[:, t] @ W_ih.T + states[-1] @ W_hh.T + b))
+    dW_ih, dW_hh, db = torch.zeros_like(W_ih), torch.zeros_like(W_hh), torch.zeros_like(b)
+    dh0 = torch.zeros_like(h0)
+    for t in reversed(range(x.shape[1])):
+        da = dout[:, t] * (1 - states[t + 1] ** 2)
+        dW_ih += da.T @ x[:, t]
+        dW_hh += da.T @ states[t]
+        db += da.sum(dim=0)
+        if t == 0:
+            dh0 = da @ W_hh
+    return dW_ih, dW_hh, db, dh0
+""",
+        # tanh'(a) taken as 1 - h instead of 1 - h**2
+        """
+def rnn_backward(x, h0, W_ih, W_hh, b, dout):
+    states = [h0]
+    for t in range(x.shape[1]):
+        states.append(torch.tanh(x[:, t] @ W_ih.T + states[-1] @ W_hh.T + b))
+    dW_ih, dW_hh, db = torch.zeros_like(W_ih), torch.zeros_like(W_hh), torch.zeros_like(b)
+    carried = torch.zeros_like(h0)
+    for t in reversed(range(x.shape[1])):
+        da = (dout[:, t] + carried) * (1 - states[t + 1])
+        dW_ih += da.T @ x[:, t]
+        dW_hh += da.T @ states[t]
+        db += da.sum(dim=0)
+        carried = da @ W_hh
+    return dW_ih, dW_hh, db, carried
+""",
+        # the gradient carried back through W_hh^T (a column-vector habit): da @ W_hh.T
+        """
+def rnn_backward(x, h0, W_ih, W_hh, b, dout):
+    states = [h0]
+    for t in range(x.shape[1]):
+        states.append(torch.tanh(x[:, t] @ W_ih.T + states[-1] @ W_hh.T + b))
+    dW_ih, dW_hh, db = torch.zeros_like(W_ih), torch.zeros_like(W_hh), torch.zeros_like(b)
+    carried = torch.zeros_like(h0)
+    for t in reversed(range(x.shape[1])):
+        da = (dout[:, t] + carried) * (1 - states[t + 1] ** 2)
+        dW_ih += da.T @ x[:, t]
+        dW_hh += da.T @ states[t]
+        db += da.sum(dim=0)
+        carried = da @ W_hh.T
+    return dW_ih, dW_hh, db, carried
+""",
+        # dW_hh from the new state h_t instead of the previous one h_{t-1}
+        """
+def rnn_backward(x, h0, W_ih, W_hh, b, dout):
+    states = [h0]
+    for t in range(x.shape[1]):
+        states.append(torch.tanh(x[:, t] @ W_ih.T + states[-1] @ W_hh.T + b))
+    dW_ih, dW_hh, db = torch.zeros_like(W_ih), torch.zeros_like(W_hh), torch.zeros_like(b)
+    carried = torch.zeros_like(h0)
+    for t in reversed(range(x.shape[1])):
+        da = (dout[:, t] + carried) * (1 - states[t + 1] ** 2)
+        dW_ih += da.T @ x[:, t]
+        dW_hh += da.T @ states[t + 1]
+        db += da.sum(dim=0)
+        carried = da @ W_hh
+    return dW_ih, dW_hh, db, carried
+""",
+        # the last step's gradient only (as if the loss read h_T alone)
+        """
+def rnn_backward(x, h0, W_ih, W_hh, b, dout):
+    states = [h0]
+    for t in range(x.shape[1]):
+        states.append(torch.tanh(x[:, t] @ W_ih.T + states[-1] @ W_hh.T + b))
+    dW_ih, dW_hh, db = torch.zeros_like(W_ih), torch.zeros_like(W_hh), torch.zeros_like(b)
+    carried = dout[:, -1]
+    for t in reversed(range(x.shape[1])):
+        da = carried * (1 - states[t + 1] ** 2)
+        dW_ih += da.T @ x[:, t]
+        dW_hh += da.T @ states[t]
+        db += da.sum(dim=0)
+        carried = da @ W_hh
+    return dW_ih, dW_hh, db, carried
+""",
     ],
 }
 
 DELEGATING = {
+    "rnn_backward": """
+def rnn_backward(x, h0, W_ih, W_hh, b, dout):
+    leaves = [t.detach().clone().requires_grad_(True) for t in (W_ih, W_hh, b, h0)]
+    h, loss = leaves[3], 0
+    for t in range(x.shape[1]):
+        h = torch.tanh(x[:, t] @ leaves[0].T + h @ leaves[1].T + leaves[2])
+        loss = loss + (h * dout[:, t]).sum()
+    return tuple(torch.autograd.grad(loss, leaves))
+""",
     "rnn_forward": """
 def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
     import seqlab.rnn

@@ -22,6 +22,10 @@ __all__ = [
     "check_close",
     "check_number",
     "check_choice",
+    "check_integer",
+    "count_torch_calls",
+    "format_only",
+    "FORMAT_ONLY",
     "forbid",
     "forbidding",
     "DelegationError",
@@ -47,9 +51,26 @@ def check_tensor(value, name: str, shape: tuple[int, ...] | None = None) -> torc
     return value
 
 
-def check_close(value, expected: torch.Tensor, name: str, atol: float = 1e-5, rtol: float = 1e-5) -> None:
-    """Assert that ``value`` is a tensor of ``expected``'s shape and close to it elementwise."""
+def check_close(
+    value,
+    expected: torch.Tensor,
+    name: str,
+    atol: float = 1e-5,
+    rtol: float = 1e-5,
+    reveal: bool = True,
+    dtype: torch.dtype | None = None,
+) -> None:
+    """Assert that ``value`` is a tensor of ``expected``'s shape and close to it elementwise.
+
+    ``reveal=False``: the message says where and how many entries are wrong but not the expected
+    values (for a public test whose expected values are the answer to a conceptual question).
+    ``dtype``: the dtype the question asks for; another one is an error.
+    """
     value = check_tensor(value, name, tuple(expected.shape))
+    if dtype is not None and value.dtype != dtype:
+        raise AssertionError(f"{name} has dtype {value.dtype}, expected {dtype}")
+    if value.is_complex() and not expected.is_complex():
+        raise AssertionError(f"{name} is complex ({value.dtype}); expected real values")
     value = value.detach().to(expected.dtype)
     expected = expected.detach()
     diff = (value - expected).abs()
@@ -57,10 +78,13 @@ def check_close(value, expected: torch.Tensor, name: str, atol: float = 1e-5, rt
     if (diff > allowed).any():
         worst = int(torch.argmax(diff - allowed))
         index = tuple(int(i) for i in torch.unravel_index(torch.tensor(worst), diff.shape))
+        where = f"{int((diff > allowed).sum())} of {diff.numel()} entries"
+        if not reveal:
+            raise AssertionError(f"{name} is wrong at {where} (the worst at index {index})")
         raise AssertionError(
-            f"{name} differs from the expected values at {int((diff > allowed).sum())} of "
-            f"{diff.numel()} entries; largest |difference| is {diff.max().item():.3g} "
-            f"(at index {index}: got {value[index].item():.6g}, expected {expected[index].item():.6g})"
+            f"{name} differs from the expected values at {where}; largest |difference| is "
+            f"{diff.max().item():.3g} (at index {index}: got {value[index].item():.6g}, "
+            f"expected {expected[index].item():.6g})"
         )
 
 
@@ -84,14 +108,70 @@ def check_number(value, expected: float, name: str, rel: float = 1e-6, abs_tol: 
         raise AssertionError(f"{name} = {value!r} is not right")
 
 
+FORMAT_ONLY = "format accepted; the value is graded by hidden tests"
+"""What ``grader.check`` shows, instead of "passed", for a public test that checks a format only."""
+
+_format_checks: list[str] = []  # what the public test now running checked the format of only
+_FORMAT_ONLY_CASES: dict[str, list[str]] = {}  # test case ("question i") -> those names
+
+
+def format_only(name: str) -> None:
+    """Say that the public test now running checks only the *format* of ``name`` (a letter, a
+    pair of letters, an integer read off a table), not its value.
+
+    With :func:`readable_feedback` on (the student notebook), ``grader.check`` then reports
+    "format accepted; the value is graded by hidden tests" for the question instead of "passed".
+    :func:`check_choice` and :func:`check_integer` call it; a public test that checks a format by
+    other means calls it itself.
+    """
+    _format_checks.append(str(name))
+
+
 def check_choice(value, options: str, name: str) -> str:
     """Assert that ``value`` is one of the letters in ``options`` (e.g. "abcd"), and return it
-    in lower case. The test that checks *which* letter is right is a separate (hidden) case."""
+    in lower case. The test that checks *which* letter is right is a separate (hidden) case, so
+    this check is reported as a format check (see :func:`format_only`)."""
     if value is None or value is Ellipsis:
         raise AssertionError(f"{name} is {value!r}: the answer is not written yet")
     if not isinstance(value, str) or len(value.strip()) != 1 or value.strip().lower() not in options:
         raise AssertionError(f"{name} should be one of the letters {', '.join(options)}; got {value!r}")
+    format_only(name)
     return value.strip().lower()
+
+
+def check_integer(value, name: str, low: int | None = None, high: int | None = None) -> int:
+    """Assert that ``value`` is an ``int`` (not a bool, not a float), within ``[low, high]`` where
+    given, and return it: the format of a count or of a number read off a table. Its value is
+    graded by a hidden test, so this check is reported as a format check (see :func:`format_only`).
+    """
+    if value is None or value is Ellipsis:
+        raise AssertionError(f"{name} is {value!r}: the answer is not written yet")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise AssertionError(f"{name} should be an int, got {type(value).__name__}: {value!r}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        span = f"{'' if low is None else low}..{'' if high is None else high}"
+        raise AssertionError(f"{name} = {value} lies outside the possible range {span}")
+    format_only(name)
+    return value
+
+
+def count_torch_calls(fn) -> int:
+    """How many torch functions and tensor methods (``@``, ``[]`` and ``.sum()`` included) ``fn()``
+    calls. An answer written with whole-tensor operations calls the same number at every size; one
+    that loops over the batch or the positions calls more on a bigger input. Cheap (no dispatcher
+    hooks), so a public test can use it to check "no loops"."""
+    from torch.overrides import TorchFunctionMode
+
+    class _Counter(TorchFunctionMode):
+        calls = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            self.calls += 1
+            return func(*args, **(kwargs or {}))
+
+    with _Counter() as counter:
+        fn()
+    return counter.calls
 
 
 class DelegationError(AssertionError):
@@ -273,14 +353,30 @@ def student_message(doctest_output: str) -> str:
     return out
 
 
+def _format_note(test_file) -> str | None:
+    """The names whose format only the passing test cases of ``test_file`` checked, or None
+    (also None while :func:`readable_feedback`'s wrapper of otter's doctest runner is off)."""
+    from otter.test_files import ok_test
+
+    if not getattr(ok_test.run_doctest, "_seqlab_readable", False):
+        return None
+    names = []
+    for i, result in enumerate(getattr(test_file, "test_case_results", None) or []):
+        if result.passed:
+            names += _FORMAT_ONLY_CASES.get(f"{test_file.name} {i}", [])
+    return ", ".join(dict.fromkeys(names)) or None
+
+
 def readable_feedback() -> None:
     """Make ``grader.check`` in this kernel show :func:`student_message` instead of doctest's
-    trace for each failing public test (what passes or fails does not change).
+    trace for each failing public test (what passes or fails does not change), and report a
+    public test that checks only a format (:func:`format_only`) as "format accepted; the value is
+    graded by hidden tests", never as "passed".
 
     The student notebook's set-up cell calls it; the graders skip that cell (it is tagged
     ``otter_ignore``), so grading runs otter as it is. Calling it again does nothing.
     """
-    from otter.test_files import ok_test
+    from otter.test_files import abstract_test, ok_test
 
     if getattr(ok_test.run_doctest, "_seqlab_readable", False):
         return
@@ -288,8 +384,49 @@ def readable_feedback() -> None:
 
     @functools.wraps(original)
     def run_doctest(name, doctest_string, global_environment):
+        _format_checks.clear()
         passed, output = original(name, doctest_string, global_environment)
+        _FORMAT_ONLY_CASES.pop(name, None)
+        if passed and _format_checks:
+            _FORMAT_ONLY_CASES[name] = list(dict.fromkeys(_format_checks))
+        _format_checks.clear()
         return passed, (output if passed else student_message(output))
 
     run_doctest._seqlab_readable = True
     ok_test.run_doctest = run_doctest
+
+    test_file = abstract_test.TestFile
+    if getattr(test_file.summary, "_seqlab_readable", False):
+        return
+    summary, repr_html = test_file.summary, test_file._repr_html_
+
+    @functools.wraps(summary)
+    def format_summary(self, public_only: bool = False) -> str:
+        text, note = summary(self, public_only), _format_note(self)
+        if note is None:
+            return text
+        return text.replace("All test cases passed!", f"{FORMAT_ONLY} ({note})", 1)
+
+    @functools.wraps(repr_html)
+    def format_repr_html(self) -> str:
+        html, note = repr_html(self), _format_note(self)
+        if note is None:
+            return html
+        return re.sub(r"</strong> passed! \S+</p>", f"</strong>: {FORMAT_ONLY} ({note})</p>", html, count=1)
+
+    run = ok_test.OKTestFile.run
+
+    @functools.wraps(run)
+    def format_run(self, global_environment):
+        run(self, global_environment)
+        if _format_note(self) is None:
+            return
+        for i, result in enumerate(self.test_case_results):
+            names = _FORMAT_ONLY_CASES.get(f"{self.name} {i}") if result.passed else None
+            if names:
+                result.message = f"{FORMAT_ONLY} ({', '.join(names)})"
+
+    format_summary._seqlab_readable = True
+    ok_test.OKTestFile.run = format_run
+    test_file.summary = format_summary
+    test_file._repr_html_ = format_repr_html
