@@ -26,6 +26,6 @@ Masks have one meaning inside seqlab: a boolean mask where ``True`` means "may a
 lives in ``seqlab.masks``. A query row whose keys are all masked gives zeros, never NaN.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["__version__"]
