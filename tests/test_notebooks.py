@@ -46,7 +46,7 @@ def test_committed_without_outputs(path):
         for i, c in enumerate(_cells(path))
         if c["cell_type"] == "code" and (c["outputs"] or c["execution_count"])
     ]
-    assert not dirty, f"{path.name}: cells {dirty} carry outputs; run `nbstripout {path}`"
+    assert not dirty, f"{path.name}: cells {dirty} carry outputs; run `nbstripout --keep-id {path}`"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -2,8 +2,8 @@
 
 A report, not a test: the budget is 45 s per chapter on a 2-core CPU (the median 25 s, the whole
 book 5 minutes), and timings on a shared machine are noisy, so nothing fails here; read the
-table, and print ``python ../shared/tools/calibrate.py``'s figure beside it (run on the idle
-machine) so that a time measured elsewhere can be compared.
+table, and time a fixed reference workload beside it (on the idle machine) so that a time
+measured elsewhere can be compared.
 
     python code/tools/timings.py [--cells N] [--save DIR] [chapter-stem ...]
 """
