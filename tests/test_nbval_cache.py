@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 from jupyter_cache import get_cache
+from solution_markers import strip_markers
 
 TOOLS = Path(__file__).resolve().parents[1] / "code" / "tools"
 
@@ -39,16 +40,26 @@ def _run_nbval(notebook: Path, cache: Path) -> subprocess.CompletedProcess:
 
 def test_a_notebook_that_ran_is_found_by_its_code_with_its_outputs(tmp_path):
     path = tmp_path / "page.ipynb"
-    nb = _notebook(
-        path, "print('printed')", "6 * 7", "from IPython.display import display; display({'a': 1}, raw=True)"
+    shown_cell = "from IPython.display import display; display({'a': 1}, raw=True)"
+    _notebook(
+        path,
+        "print('printed')",
+        "6 * 7",
+        shown_cell,
+        "x = 1  # the answer\n# BEGIN SOLUTION\nx = 2\n# END SOLUTION",
     )
+    source = nbformat.read(path, as_version=4)
+    source.cells[-1].metadata["tags"] = ["solution"]
+    nbformat.write(source, path)
     cache = tmp_path / "cache"
     done = _run_nbval(path, cache)
     assert done.returncode == 0, done.stdout
     assert "seconds per notebook" in done.stdout and "page " in done.stdout  # the timing summary
+    # the book reads the notebook without otter's marker lines (solution_markers), and finds it so
+    nb = nbformat.reads(strip_markers(path.read_text()), as_version=4)
     record = get_cache(str(cache)).match_cache_notebook(nb)
     _, merged = get_cache(str(cache)).merge_match_into_notebook(nb)
-    printed, result, shown = (c.outputs for c in merged.cells[1:])
+    printed, result, shown, _ = (c.outputs for c in merged.cells[1:])
     assert printed[0].text == "printed\n"
     assert result[0].output_type == "execute_result" and result[0].data["text/plain"] == "42"
     assert shown and record.data == {"executed_by": "nbval"}

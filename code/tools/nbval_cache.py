@@ -97,6 +97,11 @@ def store(nb: nbformat.NotebookNode, source: Path, cache_path: str) -> None:
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn
 
+    # the book reads each notebook through solution_markers (otter's marker comments dropped from
+    # solution cells) and finds its cache entry by the hash of that text: store the same text
+    from solution_markers import strip_markers
+
+    nb = nbformat.reads(strip_markers(nbformat.writes(nb)), as_version=4)
     cache = get_cache(cache_path)
     record = cache.add_nb_to_project(str(source.resolve()))
     cache.cache_notebook_bundle(
