@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 SUBMISSIONS ?=
 SOLUTIONS ?= show
-# EXECUTION=cache: reuse the notebooks an earlier cached build ran (code/tools/solutions_switch.py)
+# EXECUTION=cache: reuse the notebooks an earlier cached build ran (code/tools/book/solutions_switch.py)
 EXECUTION ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CHAPTER ?=
@@ -17,14 +17,17 @@ REMOTE ?= origin
 export SEQLAB_PROGRESS ?= 0
 export PYDEVD_DISABLE_FILE_VALIDATION = 1
 
+# the course's tools are the package code/tools, run as modules: $(TOOL) tools.reports.timings
+TOOL := PYTHONPATH=code $(BIN)/python -m
+
 RUFF := $(BIN)/ruff
 RUFF_CONFIG := --config code/pyproject.toml
 LINTED := code tests chapters
 # notebooks are formatted narrower, to fit the book's page without scrolling
 NB_WIDTH := --line-length 88
 # On a busy machine PyTorch's threads should sleep, not spin, while they wait for each other: the
-# same results, several times faster there (code/tools/wait_policy.py measures it per command).
-OMP_ENV = env $$($(BIN)/python code/tools/wait_policy.py)
+# same results, several times faster there (code/tools/reports/wait_policy.py measures it per command).
+OMP_ENV = env $$($(TOOL) tools.reports.wait_policy)
 
 PORT ?= 8888
 
@@ -72,16 +75,16 @@ THIN_CHAPTERS := chapters/transformer.ipynb chapters/seq2seq.ipynb chapters/luon
 NBVAL := $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:randomly
 
 # The chapters nbval runs are stored, outputs and all, in the book's execution cache
-# (code/tools/nbval_cache.py): `make book EXECUTION=cache` afterwards renders them without
+# (code/tools/book/nbval_cache.py): `make book EXECUTION=cache` afterwards renders them without
 # running any chapter again. The cache starts empty, so it never holds a run of older code.
 NB_CACHE := _build/.jupyter_cache
 
 test: lint
 	$(OMP_ENV) $(BIN)/python -m pytest tests
 	rm -rf $(NB_CACHE)
-	SEQLAB_NB_CACHE=$(NB_CACHE) PYTHONPATH=code/tools SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) \
-		$(NBVAL) -p nbval_cache chapters
-	ATEN_CPU_CAPABILITY=$$($(BIN)/python code/tools/robustness.py --second-kernel) \
+	SEQLAB_NB_CACHE=$(NB_CACHE) PYTHONPATH=code SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) \
+		$(NBVAL) -p tools.book.nbval_cache chapters
+	ATEN_CPU_CAPABILITY=$$($(TOOL) tools.reports.robustness --second-kernel) \
 		SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) $(NBVAL) $(THIN_CHAPTERS)
 
 # JupyterLab on the course's venv (ipywidgets included, so training shows tqdm bars), localhost
@@ -94,56 +97,56 @@ lab: $(STAMP)
 book: $(STAMP)
 	SEQLAB_SOLUTIONS=$(SOLUTIONS) SEQLAB_EXECUTION=$(EXECUTION) SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) \
 		$(BIN)/jupyter-book build . --all -W --keep-going
-	$(BIN)/python code/tools/leak_check.py _build/html $(if $(filter remove,$(SOLUTIONS)),--no-solutions)
+	$(TOOL) tools.checks.leak_check _build/html $(if $(filter remove,$(SOLUTIONS)),--no-solutions)
 
 student: $(STAMP)
-	$(BIN)/python code/tools/student.py --out dist $(if $(CHAPTER),--only $(CHAPTER))
+	$(TOOL) tools.handout.student --out dist $(if $(CHAPTER),--only $(CHAPTER))
 
 # Each student notebook opened and run in JupyterLab, in a real browser (Playwright driving Debian's
 # Chromium, installed here when missing), from a venv holding only what a student installs.
 check-notebooks: $(STAMP)
 	test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
-	$(BIN)/python code/tools/check_notebooks.py $(if $(CHAPTER),--only $(CHAPTER))
+	$(TOOL) tools.checks.check_notebooks $(if $(CHAPTER),--only $(CHAPTER))
 
 # Not part of `make test` (a fresh install per chapter takes minutes): the zips from `make student`
 # grade a correct and an untouched notebook from a new venv holding only what each zip declares.
 check-autograder: $(STAMP)
-	$(BIN)/python code/tools/student.py --out dist $(if $(CHAPTER),--only $(CHAPTER))
-	$(BIN)/python code/tools/check_autograder.py --dist dist --jobs $(JOBS) $(if $(CHAPTER),--only $(CHAPTER))
+	$(TOOL) tools.handout.student --out dist $(if $(CHAPTER),--only $(CHAPTER))
+	$(TOOL) tools.grading.check_autograder --dist dist --jobs $(JOBS) $(if $(CHAPTER),--only $(CHAPTER))
 
 publish: $(STAMP)
 	test -f _build/html/index.html || $(MAKE) book
-	$(BIN)/python code/tools/publish.py --site _build/html --remote $(REMOTE)
+	$(TOOL) tools.handout.publish --site _build/html --remote $(REMOTE)
 
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir"; exit 2; }
 	test -d dist || $(MAKE) student
-	$(BIN)/python code/tools/grade.py "$(SUBMISSIONS)" --dist dist --out grades.csv --jobs $(JOBS) \
+	$(TOOL) tools.grading.grade "$(SUBMISSIONS)" --dist dist --out grades.csv --jobs $(JOBS) \
 		$(if $(CHAPTER),--chapter $(CHAPTER))
 
 bench-grade: $(STAMP)
 	test -d dist || $(MAKE) student
-	$(BIN)/python code/tools/bench_grade.py --dist dist --jobs $(JOBS)
+	$(TOOL) tools.grading.bench_grade --dist dist --jobs $(JOBS)
 
 timings: $(STAMP)
-	$(BIN)/python code/tools/timings.py
+	$(TOOL) tools.reports.timings
 
 # Not part of `make test`: every chapter's claims over 3 seeds x this CPU's kernels (CHAPTERS=, SEEDS=).
 robustness: $(STAMP)
-	$(BIN)/python code/tools/robustness.py $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(if $(SEEDS),--seeds $(SEEDS))
+	$(TOOL) tools.reports.robustness $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(if $(SEEDS),--seeds $(SEEDS))
 
 bench: $(STAMP)
-	$(BIN)/python code/tools/bench.py
+	$(TOOL) tools.reports.bench
 
 tune: $(STAMP)
-	$(BIN)/python code/tools/tune_number_words.py
+	$(TOOL) tools.reports.tune_number_words
 
 diagrams: $(STAMP)
-	$(BIN)/python code/tools/diagrams/build.py
+	$(TOOL) tools.diagrams.build
 
 page: $(STAMP)
 	@test -n "$(CHAPTER)" || { echo "usage: make page CHAPTER=lstm"; exit 2; }
-	SEQLAB_SOLUTIONS=$(SOLUTIONS) $(BIN)/python code/tools/page.py $(CHAPTER)
+	SEQLAB_SOLUTIONS=$(SOLUTIONS) $(TOOL) tools.book.page $(CHAPTER)
 
 clean:
 	rm -rf _build dist grades.csv feedback .grade-cache .pytest_cache

@@ -1,11 +1,5 @@
-import sys
-from pathlib import Path
-
 import pytest
 import torch
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "code" / "tools"))
 
 
 @pytest.fixture(autouse=True)
@@ -17,8 +11,9 @@ def _seed():
 @pytest.fixture(scope="session")
 def dist(tmp_path_factory):
     """What `make student` builds, for every chapter with exercises (shared by all test modules)."""
-    import student
-    from course import chapters, has_exercises
+    from tools.course import chapters
+    from tools.handout import student
+    from tools.otter_format import has_exercises
 
     out = tmp_path_factory.mktemp("dist")
     for notebook in chapters():

@@ -3,7 +3,7 @@
 Building the whole book takes minutes, so this builds a tiny book with the course's extensions and
 one notebook shaped like a chapter (assignment config, a question, a tagged solution, a public and a
 hidden test) both ways, and scans everything under its _build/html. `make book` runs the same scan
-(code/tools/leak_check.py) on the real build.
+(code/tools/checks/leak_check.py) on the real build.
 """
 
 import json
@@ -13,10 +13,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import leak_check
 import pytest
-import student
-import student_downloads
+
+from tools.book import student_downloads
+from tools.checks import leak_check
+from tools.course import read, seqlab_version, write
+from tools.handout import student
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "code" / "tools"
@@ -111,12 +113,12 @@ def test_built_book_leaks_nothing(book, solutions):
     else:  # the page shows the solution (collapsed), the downloads do not
         assert SOLUTION_LINE in text(site / "chapters" / "tiny.html")
     for served in (site / "_sources" / "chapters" / "tiny.ipynb", site / "chapters" / "tiny.ipynb"):
-        nb = json.loads(served.read_text())
+        nb = read(served)
         assert student.SETUP_TAG in nb["cells"][0]["metadata"]["tags"]
         assert SOLUTION_LINE not in text(served)
-        assert any("grader.check" in "".join(c["source"]) for c in nb["cells"])
+        assert any("grader.check" in c["source"] for c in nb["cells"])
     binder = (site / "binder" / "requirements.txt").read_text().split()
-    wheel = f"seqlab-{student.seqlab_version()}-py3-none-any.whl"
+    wheel = f"seqlab-{seqlab_version()}-py3-none-any.whl"
     assert "./code" not in binder and f"./binder/{wheel}" in binder and (site / "binder" / wheel).is_file()
     page = (site / "chapters" / "tiny.html").read_text()
     assert 'href="../_sources/chapters/tiny.ipynb"' in page  # what the download button serves
@@ -150,12 +152,12 @@ def test_every_stray_notebook_copy_is_cleaned(tmp_path, book):
 
 def test_real_chapters_studentize_without_leaks(tmp_path):
     """The otter-free cleaning on every real chapter: no hidden test, no solution line survives."""
-    from course import chapters
+    from tools.course import chapters
 
     site = tmp_path / "html"
     site.mkdir()
     for nb in chapters():
-        (site / nb.name).write_text(json.dumps(student.studentize(json.loads(nb.read_text()))))
+        write(student.studentize(read(nb)), site / nb.name)
     assert leak_check.scan(site, chapters(), solutions=True) == {}
 
 
@@ -182,7 +184,7 @@ def test_a_shared_package_line_is_not_a_leak_but_most_of_a_solution_is():
 def test_no_exercise_answer_is_printed_by_the_package_code_a_page_can_show():
     """The whole package, as a page could show it with literalinclude, prints no chapter's
     reference solution (`make book SOLUTIONS=remove` scans the real pages the same way)."""
-    from course import chapters
+    from tools.course import chapters
 
     shared = leak_check.package_lines()
     _, solutions = leak_check.needles(chapters())

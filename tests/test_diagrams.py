@@ -2,13 +2,11 @@
 every one is shown by a chapter."""
 
 import json
-import sys
 
 import pytest
-from course import ROOT
 
-sys.path.insert(0, str(ROOT / "code" / "tools" / "diagrams"))
-import build  # noqa: E402
+from tools.course import ROOT
+from tools.diagrams import build
 
 DIAGRAMS = build.diagrams()
 

@@ -12,14 +12,16 @@ import importlib
 import json
 from pathlib import Path
 
-import grade
-import leak_check
 import pytest
 import torch
-from course import chapters, has_exercises, questions
-from course import fill as _fill
-from course import solutions as _solutions
 from otter.test_files import OKTestFile
+
+from tools.checks import leak_check
+from tools.course import chapters, write
+from tools.grading import grade
+from tools.otter_format import fill as _fill
+from tools.otter_format import has_exercises, questions
+from tools.otter_format import solutions as _solutions
 
 EXERCISE_CHAPTERS = [nb for nb in chapters() if has_exercises(nb)]
 
@@ -205,8 +207,8 @@ def test_grading_gives_full_partial_and_zero_scores(notebook, dist, tmp_path):
     submissions.mkdir()
     correct = _fill(student_nb, solutions, names)
     partial = _fill(student_nb, {names[0]: solutions[names[0]], names[1]: WRONG[name][names[1]][0]}, names)
-    (submissions / "correct.ipynb").write_text(json.dumps(correct))
-    (submissions / "partial.ipynb").write_text(json.dumps(partial))
+    write(correct, submissions / "correct.ipynb")
+    write(partial, submissions / "partial.ipynb")
     (submissions / "untouched.ipynb").write_bytes(student_nb.read_bytes())
     (submissions / "broken.ipynb").write_text("{ this is not json")
     out = tmp_path / "grades.csv"

@@ -15,10 +15,12 @@ import sys
 import time
 from pathlib import Path
 
-import grade
 import pytest
-from course import chapters, has_exercises, questions
 from test_exercises import WRONG, _fill, _solutions
+
+from tools.course import chapters
+from tools.grading import grade
+from tools.otter_format import has_exercises, questions
 
 CHAPTER = next(nb for nb in chapters() if has_exercises(nb))
 NAMES = [q for q, _ in questions(CHAPTER)]

@@ -1,6 +1,6 @@
 """The notebooks nbval runs are stored in the book's execution cache, as myst-nb would store them.
 
-`make test` runs every chapter once under nbval with code/tools/nbval_cache.py, and `make book
+`make test` runs every chapter once under nbval with code/tools/book/nbval_cache.py, and `make book
 EXECUTION=cache` renders what was stored: the book must find each notebook by its code, with the
 outputs nbval saw, and must not find a notebook whose run failed.
 """
@@ -12,9 +12,10 @@ from pathlib import Path
 
 import nbformat
 from jupyter_cache import get_cache
-from solution_markers import strip_markers
 
-TOOLS = Path(__file__).resolve().parents[1] / "code" / "tools"
+from tools.book.solutions_switch import as_the_book_reads
+
+CODE = Path(__file__).resolve().parents[1] / "code"
 
 
 def _notebook(path: Path, *sources: str) -> nbformat.NotebookNode:
@@ -26,8 +27,17 @@ def _notebook(path: Path, *sources: str) -> nbformat.NotebookNode:
 
 
 def _run_nbval(notebook: Path, cache: Path) -> subprocess.CompletedProcess:
-    env = os.environ | {"SEQLAB_NB_CACHE": str(cache), "PYTHONPATH": str(TOOLS)}
-    command = [sys.executable, "-m", "pytest", "--nbval-lax", "-p", "nbval_cache", "-p", "no:randomly"]
+    env = os.environ | {"SEQLAB_NB_CACHE": str(cache), "PYTHONPATH": str(CODE)}
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--nbval-lax",
+        "-p",
+        "tools.book.nbval_cache",
+        "-p",
+        "no:randomly",
+    ]
     done = subprocess.run(
         [*command, "-p", "no:cacheprovider", "-q", str(notebook)],
         env=env,
@@ -55,8 +65,8 @@ def test_a_notebook_that_ran_is_found_by_its_code_with_its_outputs(tmp_path):
     done = _run_nbval(path, cache)
     assert done.returncode == 0, done.stdout
     assert "seconds per notebook" in done.stdout and "page " in done.stdout  # the timing summary
-    # the book reads the notebook without otter's marker lines (solution_markers), and finds it so
-    nb = nbformat.reads(strip_markers(path.read_text()), as_version=4)
+    # the book reads the notebook without otter's marker lines (solutions_switch), and finds it so
+    nb = nbformat.reads(as_the_book_reads(path.read_text()), as_version=4)
     record = get_cache(str(cache)).match_cache_notebook(nb)
     _, merged = get_cache(str(cache)).merge_match_into_notebook(nb)
     printed, result, shown, _ = (c.outputs for c in merged.cells[1:])

@@ -8,7 +8,9 @@ import json
 import re
 
 import pytest
-from course import ROOT, chapters, has_exercises
+
+from tools.course import ROOT, chapters
+from tools.otter_format import has_exercises
 
 # Which claims of the course's ledger each chapter asserts (a `# claim ID` comment on the cell).
 CLAIMS = {
@@ -98,15 +100,6 @@ def test_exercise_cells_are_tagged_for_book_and_grader(path):
             assert {"solution", "hide-input"} <= set(tags(i)), f"{path.name}: solution cell {i} not tagged"
         if cell["cell_type"] == "code" and "hidden: true" in text:
             assert "remove-cell" in tags(i), f"{path.name}: hidden test cell {i} would show in the book"
-
-
-def test_solutions_switch_removes_solution_cells():
-    from solutions_switch import remove_solutions
-
-    path = next(p for p in NOTEBOOKS if has_exercises(p))
-    stripped = json.loads(remove_solutions(path.read_text()))
-    solutions = [c for c in stripped["cells"] if "solution" in c.get("metadata", {}).get("tags", [])]
-    assert solutions and all("remove-cell" in c["metadata"]["tags"] for c in solutions)
 
 
 # Iterating over a set of strings visits them in an order that changes with every process (hash

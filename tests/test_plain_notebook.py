@@ -1,19 +1,21 @@
 """Student notebooks read well with no extension: no MyST markup left, figures embedded, the
 package code the page shows present, links to the book's site, author-year citations with a
-reference list, hidden cells collapsed with a one-line title (code/tools/plain_notebook.py)."""
+reference list, hidden cells collapsed with a one-line title (code/tools/handout/plain_notebook.py)."""
 
 import base64
 import json
 import re
 from pathlib import Path
 
-import plain_notebook as pn
 import pytest
-import student
-from course import chapters
+
+from tools.course import chapters, read
+from tools.handout import plain_notebook as pn
+from tools.handout import student
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = chapters()
+NB = {"nbformat": 4, "nbformat_minor": 4, "metadata": {}}  # a notebook's header (cells without ids)
 
 
 def _text(cell):
@@ -22,10 +24,7 @@ def _text(cell):
 
 @pytest.fixture(scope="module")
 def converted():
-    return {
-        nb.stem: pn.plain(student.studentize(json.loads(nb.read_text())), f"chapters/{nb.stem}")
-        for nb in CHAPTERS
-    }
+    return {nb.stem: pn.plain(student.studentize(read(nb)), f"chapters/{nb.stem}") for nb in CHAPTERS}
 
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.stem)
@@ -39,9 +38,7 @@ def test_no_myst_markup_is_left(converted, notebook):
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.stem)
 def test_every_diagram_is_embedded_with_its_caption(converted, notebook):
-    source = "\n".join(
-        _text(c) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "markdown"
-    )
+    source = "\n".join(_text(c) for c in read(notebook)["cells"] if c["cell_type"] == "markdown")
     figures = re.findall(r"^```\{figure\} images/(\S+)\.svg", source, re.M)
     assert figures, "every chapter has a concept diagram"
     nb = converted[notebook.stem]
@@ -55,9 +52,7 @@ def test_every_diagram_is_embedded_with_its_caption(converted, notebook):
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.stem)
 def test_the_package_code_the_page_shows_is_in_the_notebook(converted, notebook):
-    source = "\n".join(
-        _text(c) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "markdown"
-    )
+    source = "\n".join(_text(c) for c in read(notebook)["cells"] if c["cell_type"] == "markdown")
     includes = list(re.finditer(r"^```\{literalinclude\} (\S+)\n((?::[^\n]*\n)*)", source, re.M))
     text = "\n".join(_text(c) for c in converted[notebook.stem]["cells"])
     for m in includes:
@@ -81,7 +76,7 @@ def test_links_citations_and_hidden_cells(converted, notebook):
         u.startswith(site) or "doi.org" in u or "arxiv" in u or "aclanthology" in u or "http" in u
         for u in links
     )
-    source = json.loads(notebook.read_text())["cells"]
+    source = read(notebook)["cells"]
     if any("{cite" in _text(c) for c in source):
         assert _text(nb["cells"][-1]).startswith("## References")
         assert re.search(r"\w+( et al\.| and \w+)?,? \(?\d{4}", text)
@@ -127,7 +122,9 @@ def test_glued_values_come_from_the_executed_notebook(tmp_path):
         "metadata": {"scrapbook": {"name": "acc", "mime_prefix": pn.GLUE_PREFIX}},
         "data": {pn.GLUE_PREFIX + "text/plain": "0.98765", pn.GLUE_PREFIX + "image/png": "iVBORw0KGgo="},
     }
-    executed.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "", "outputs": [record]}]}))
+    executed.write_text(
+        json.dumps({**NB, "cells": [{"cell_type": "code", "metadata": {}, "source": "", "outputs": [record]}]})
+    )
     md = {"cell_type": "markdown", "metadata": {}, "source": "It reached {glue:text}`acc:.1%`."}
     nb = pn.plain({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [md]}, "chapters/x", executed)
     assert "It reached **98.8%**." in [_text(c) for c in nb["cells"]]
@@ -154,7 +151,7 @@ def test_the_downloaded_notebook_is_plain_too():
 def test_glued_values_from_the_store_myst_nb_writes(tmp_path):
     """myst-nb moves glued outputs out of the executed notebook into ``<name>.glue.json``."""
     executed = tmp_path / "x.ipynb"
-    executed.write_text(json.dumps({"cells": []}))
+    executed.write_text(json.dumps({**NB, "cells": []}))
     (tmp_path / "x.glue.json").write_text(json.dumps({"n": {"data": {"text/plain": "1234"}}}))
     conv = pn.Converter("chapters/x", pn.glued_outputs(executed))
     assert conv.inline("{glue:text}`n:,`, {glue:text}`n`") == "**1,234**, **1234**"
@@ -194,9 +191,7 @@ def test_the_students_run_shows_every_figure_and_value(converted, notebook, monk
     ]
     assert glued and all(i > at for i, _ in glued), "every cell that glues runs after the wrapper"
     namespace, _ = _run_glue_shows(cell, monkeypatch)
-    source = "\n".join(
-        _text(c) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "markdown"
-    )
+    source = "\n".join(_text(c) for c in read(notebook)["cells"] if c["cell_type"] == "markdown")
     figures = re.findall(r"^```\{glue:figure\} (\S+)", source, re.M)
     assert figures and set(figures) <= set(namespace["_FIGURES"])
     numbers = pn.figure_numbers()
@@ -247,7 +242,7 @@ def test_glue_shows_figures_and_values_in_the_texts_format(monkeypatch):
             "```{glue:figure} fig_acc\n:name: fig-acc\n\nAccuracy.\n```\n\nSee {numref}`fig-acc`.",
         },  # fmt: skip
     ]
-    executed = {"cells": [{"cell_type": "code", "source": "", "outputs": [record]}]}
+    executed = {**NB, "cells": [{"cell_type": "code", "metadata": {}, "source": "", "outputs": [record]}]}
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
     import tempfile
 
@@ -283,8 +278,10 @@ def test_the_books_figure_is_labelled_as_the_books_run(tmp_path):
         "data": {pn.GLUE_PREFIX + "image/png": "iVBORw0KGgo="},
     }
     executed = tmp_path / "self_attention.ipynb"
-    executed.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "", "outputs": [record]}]}))
-    source = json.loads((ROOT / "chapters" / "self_attention.ipynb").read_text())
+    executed.write_text(
+        json.dumps({**NB, "cells": [{"cell_type": "code", "metadata": {}, "source": "", "outputs": [record]}]})
+    )
+    source = read(ROOT / "chapters" / "self_attention.ipynb")
     nb = pn.plain(student.studentize(source), "chapters/self_attention", executed)
     number = pn.figure_numbers()["fig-heads"]
     (md,) = [c for c in nb["cells"] if '<a id="fig-heads"></a>' in _text(c)]
@@ -304,9 +301,7 @@ def test_link_texts_are_plain_and_figure_links_stay_in_the_notebook(converted, n
     nb = converted[notebook.stem]
     assert pn.link_problems(nb) == []
     text = "\n".join(_text(c) for c in nb["cells"] if c["cell_type"] == "markdown")
-    source = "\n".join(
-        _text(c) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "markdown"
-    )
+    source = "\n".join(_text(c) for c in read(notebook)["cells"] if c["cell_type"] == "markdown")
     for label in re.findall(r"\{numref\}`(?:[^`<]*<)?([^`>]+)>?`", source):
         if pn.figure_labels()[label][0] == f"chapters/{notebook.stem}":
             assert f"](#{label})" in text and f'<a id="{label}"></a>' in text

@@ -3,14 +3,15 @@
 prompt itself; a cell's own prompt wins; other hidden cells keep the book's default."""
 
 import json
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-from public_test_prompts import PROMPT_HIDE, PROMPT_SHOW
+from tools.book.public_test_prompts import PROMPT_HIDE, PROMPT_SHOW
 
-TOOLS = Path(__file__).resolve().parents[1] / "code" / "tools"
+CODE = Path(__file__).resolve().parents[1] / "code"
 
 
 def _code(source, tags, **metadata):
@@ -34,12 +35,11 @@ def test_every_public_test_toggle_reads_show_the_public_test(tmp_path):
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": meta, "cells": cells}
     (tmp_path / "index.ipynb").write_text(json.dumps(nb))
     (tmp_path / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(TOOLS)!r})\n"
-        "extensions = ['myst_nb', 'public_test_prompts']\nnb_execution_mode = 'off'\n"
+        "extensions = ['myst_nb', 'tools.book.public_test_prompts']\nnb_execution_mode = 'off'\n"
     )
     out = tmp_path / "_build"
     cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", str(tmp_path), str(out)]
-    result = subprocess.run(cmd, capture_output=True, text=True)
+    result = subprocess.run(cmd, capture_output=True, text=True, env=os.environ | {"PYTHONPATH": str(CODE)})
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     html = (out / "index.html").read_text()
     shown = re.findall(r'<p class="collapsed admonition-title">([^<]*)</p>', html)

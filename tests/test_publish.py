@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PUBLISH = ROOT / "code" / "tools" / "publish.py"
+PUBLISH = ["-m", "tools.handout.publish"]
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "test",
     "GIT_AUTHOR_EMAIL": "test@example.invalid",
@@ -47,8 +47,8 @@ def fake_site(where: Path) -> Path:
 
 
 def publish(site, work, *extra):
-    env = {**os.environ, **GIT_ENV}
-    return subprocess.run([sys.executable, str(PUBLISH), "--site", str(site), *extra],
+    env = {**os.environ, **GIT_ENV, "PYTHONPATH": str(ROOT / "code")}
+    return subprocess.run([sys.executable, *PUBLISH, "--site", str(site), *extra],
                           cwd=work, env=env, capture_output=True, text=True)  # fmt: skip
 
 

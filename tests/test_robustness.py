@@ -1,6 +1,6 @@
 """The robustness report's arithmetic (the grid itself is `make robustness`, not a test)."""
 
-import robustness
+from tools.reports import robustness
 
 
 def _run(chapter, seed, kernel, value, bar=0.99, op=">=", error=None):

@@ -1,17 +1,18 @@
 """The book's pages show solution cells without otter's BEGIN/END SOLUTION comments."""
 
-import json
+import nbformat
+from nbformat.v4 import new_code_cell, new_notebook
 
-from solution_markers import strip_markers
+from tools.book.solutions_switch import as_the_book_reads
 
 
 def _notebook(source, tags):
-    return json.dumps({"cells": [{"cell_type": "code", "metadata": {"tags": tags}, "source": source}]})
+    return nbformat.writes(new_notebook(cells=[new_code_cell(source, metadata={"tags": tags})]))
 
 
 def test_markers_go_from_solution_cells_only():
-    source = ["def f(x):\n", "    # BEGIN SOLUTION\n", "    return x + 1\n", "    # END SOLUTION\n"]
-    out = json.loads(strip_markers(_notebook(source, ["solution", "hide-input"])))
-    assert out["cells"][0]["source"] == "def f(x):\n    return x + 1\n"
-    other = json.loads(strip_markers(_notebook(source, ["otter_ignore"])))
-    assert other["cells"][0]["source"] == source
+    source = "def f(x):\n    # BEGIN SOLUTION\n    return x + 1\n    # END SOLUTION\n"
+    out = nbformat.reads(as_the_book_reads(_notebook(source, ["solution", "hide-input"])), as_version=4)
+    assert out.cells[0].source == "def f(x):\n    return x + 1\n"
+    other = nbformat.reads(as_the_book_reads(_notebook(source, ["otter_ignore"])), as_version=4)
+    assert other.cells[0].source == source

@@ -7,7 +7,6 @@ environment.
 
 import importlib.util
 import io
-import json
 import re
 import subprocess
 import sys
@@ -15,9 +14,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
-import student
 import yaml
-from course import chapters, has_exercises
+
+from tools.course import chapters, read, repository_url, seqlab_version
+from tools.handout import student
+from tools.otter_format import has_exercises, is_hidden_test
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +69,7 @@ def test_setup_cell_is_first_and_skipped_by_the_graders():
 
 
 def test_the_readme_names_the_repository_of_config_yml():
-    url = student.repository_url()
+    url = repository_url()
     readme = (ROOT / "README.md").read_text()
     # any other address of this course's repository (a stale or placeholder one) is a mistake
     repos = set(re.findall(r"https://github\.com/[\w.-]+/seqlab[\w.-]*", readme))
@@ -110,7 +111,7 @@ def test_zip_declares_everything_its_tests_import(dist, name):
     (wheel_line,) = [x for x in pip if x.endswith(".whl")]
     member = wheel_line.removeprefix("./")
     assert member in archive.namelist(), (wheel_line, archive.namelist())
-    version = student.seqlab_version()
+    version = seqlab_version()
     assert Path(member).name == f"seqlab-{version}-py3-none-any.whl"
     wheel = zipfile.ZipFile(io.BytesIO(archive.read(member)))
     files = wheel.namelist()
@@ -138,12 +139,12 @@ def test_zip_wheel_installs(dist, tmp_path):
 
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_student_notebook_starts_with_the_setup_cell(dist, name):
-    nb = json.loads((dist / name / "student" / f"{name}.ipynb").read_text())
+    nb = read(dist / name / "student" / f"{name}.ipynb")
     first = nb["cells"][0]
     assert student.SETUP_TAG in first["metadata"]["tags"] and "otter_ignore" in first["metadata"]["tags"]
-    assert "".join(first["source"]) == student.setup_source()
-    assert not any(student.is_hidden_test(c) for c in nb["cells"])
-    assert any("grader = otter.Notebook" in "".join(c["source"]) for c in nb["cells"][1:3])
+    assert first["source"] == student.setup_source()
+    assert not any(is_hidden_test(c) for c in nb["cells"])
+    assert any("grader = otter.Notebook" in c["source"] for c in nb["cells"][1:3])
 
 
 def test_sources_stay_untouched_by_make_student(dist):

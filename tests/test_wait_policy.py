@@ -1,18 +1,15 @@
-"""code/tools/wait_policy.py: on a busy machine `make` lets PyTorch's threads sleep, not spin, while
+"""code/tools/reports/wait_policy.py: on a busy machine `make` lets PyTorch's threads sleep, not spin, while
 they wait. That is only allowed because the wait policy cannot change a result: tested here."""
 
-import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-TOOL = ROOT / "code" / "tools" / "wait_policy.py"
+from tools.reports import wait_policy
 
-spec = importlib.util.spec_from_file_location("wait_policy", TOOL)
-wait_policy = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(wait_policy)
+ROOT = Path(__file__).resolve().parents[1]
+TOOL = ["-m", "tools.reports.wait_policy"]
 
 TRAIN = """
 import torch
@@ -50,8 +47,8 @@ def test_the_wait_policy_does_not_change_what_is_computed():
 
 
 def test_a_policy_already_set_is_left_alone():
-    env = dict(os.environ, OMP_WAIT_POLICY="ACTIVE")
-    out = subprocess.run([sys.executable, str(TOOL)], env=env, capture_output=True, text=True,
+    env = dict(os.environ, OMP_WAIT_POLICY="ACTIVE", PYTHONPATH=str(ROOT / "code"))
+    out = subprocess.run([sys.executable, *TOOL], env=env, capture_output=True, text=True,
                          check=True)  # fmt: skip
     assert out.stdout == ""
 

@@ -1,87 +1,86 @@
-"""What the course tools share: where the chapters are, and which of them carry exercises."""
+"""What the course tools share: where the chapters are, the book's settings, and notebooks read,
+written and executed one way (nbformat, nbclient)."""
 
 from __future__ import annotations
 
-import json
 import re
+import time
 from pathlib import Path
 
+import nbformat
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-ASSIGNMENT_MARK = "# ASSIGNMENT CONFIG"
 
 
 def chapters(root: Path = ROOT) -> list[Path]:
     """The chapter notebooks in the order of ``_toc.yml``."""
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    found: list[Path] = []
+    return [root / f"{doc}.ipynb" for doc in toc_docs(root) if (root / f"{doc}.ipynb").is_file()]
+
+
+def toc_docs(root: Path = ROOT) -> list[str]:
+    """The book's pages in the order of ``_toc.yml`` (root first), e.g. ``"chapters/lstm"``."""
+    path = root / "_toc.yml"
+    toc = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    docs = [toc["root"]] if toc.get("root") else []
 
     def walk(node) -> None:
         if isinstance(node, dict):
             if "file" in node:
-                path = root / f"{node['file']}.ipynb"
-                if path.exists():
-                    found.append(path)
+                docs.append(node["file"])
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
             for item in node:
                 walk(item)
 
-    walk(toc)
-    return found
+    walk({k: v for k, v in toc.items() if k != "root"})
+    return docs
 
 
-def has_exercises(notebook: Path) -> bool:
-    cells = json.loads(notebook.read_text())["cells"]
-    return any(c["cell_type"] == "raw" and "".join(c["source"]).startswith(ASSIGNMENT_MARK) for c in cells)
+def book_config(root: Path = ROOT) -> dict:
+    return yaml.safe_load((root / "_config.yml").read_text())
 
 
-def assignment_name(notebook: Path) -> str:
-    """The ``name:`` of a chapter's otter assignment config (the chapter's file stem by convention)."""
-    for cell in json.loads(notebook.read_text())["cells"]:
-        source = "".join(cell["source"])
-        if cell["cell_type"] == "raw" and source.startswith(ASSIGNMENT_MARK):
-            config = yaml.safe_load(source[len(ASSIGNMENT_MARK) :])
-            return str(config["name"])
-    raise ValueError(f"{notebook} has no {ASSIGNMENT_MARK} cell")
+def repository_url(root: Path = ROOT) -> str:
+    """``repository.url`` of ``_config.yml``: the one place that names the repository."""
+    return str(book_config(root)["repository"]["url"]).rstrip("/")
 
 
-def questions(notebook: Path) -> list[tuple[str, float]]:
-    """``(name, points)`` of every graded question of a chapter, in notebook order."""
-    found = []
-    for cell in json.loads(notebook.read_text())["cells"]:
-        source = "".join(cell["source"])
-        if cell["cell_type"] == "raw" and source.startswith("# BEGIN QUESTION"):
-            config = yaml.safe_load(source[len("# BEGIN QUESTION") :]) or {}
-            found.append((str(config["name"]), float(config.get("points", 1))))
-    return found
+def seqlab_version(root: Path = ROOT) -> str:
+    text = (root / "code" / "pyproject.toml").read_text()
+    return re.search(r'^version\s*=\s*"([^"]+)"', text, re.M).group(1)
 
 
-def solutions(notebook: Path) -> dict[str, str]:
-    """{question: reference solution source, with the otter markers removed}."""
-    found, current = {}, None
-    for cell in json.loads(notebook.read_text())["cells"]:
-        text = "".join(cell["source"])
-        if text.startswith("# BEGIN QUESTION"):
-            current = re.search(r"name:\s*(\S+)", text).group(1)
-        elif cell["cell_type"] == "code" and "# BEGIN SOLUTION" in text:
-            found[current] = re.sub(r"\n?\s*# (BEGIN|END) SOLUTION", "", text)
-    return found
+# ---------------------------------------------------------------------------------------------
+# notebooks: nbformat's nodes, each cell's source one string
 
 
-def fill(student_notebook: Path, answers: dict[str, str], names: list[str]) -> dict:
-    """A copy of a student notebook (as JSON) with the stubs of some questions replaced by ``answers``.
+def read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
 
-    The student notebook keeps the tag ``solution`` on each question's answer cell, in the order
-    of the questions ``names``.
-    """
-    nb = json.loads(Path(student_notebook).read_text())
-    stubs = [c for c in nb["cells"] if "solution" in c.get("metadata", {}).get("tags", [])]
-    if len(stubs) != len(names):
-        raise ValueError(f"{student_notebook}: {len(stubs)} answer cells for {len(names)} questions")
-    for cell, question in zip(stubs, names, strict=True):
-        if question in answers:
-            cell["source"] = answers[question].strip()
-    return nb
+
+def write(notebook: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nbformat.from_dict(notebook), path)
+
+
+def tags(cell: dict) -> list[str]:
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def execute(notebook: Path, timeout: int = 600, env: dict | None = None, save: Path | None = None):
+    """Run ``notebook`` in a fresh kernel, in its folder (``env``: the kernel's environment);
+    returns (the executed notebook, seconds). ``save``: where to write it, also when a cell fails."""
+    from nbclient import NotebookClient
+
+    nb = read(notebook)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(notebook.parent)}})  # fmt: skip
+    start = time.perf_counter()
+    try:
+        client.execute(**({"env": env} if env is not None else {}))
+    finally:
+        if save:
+            write(nb, save)
+    return nb, time.perf_counter() - start

@@ -1,7 +1,7 @@
 """A pytest plugin: the chapters nbval runs become the book's executed notebooks.
 
 `make test` proves every chapter runs with `pytest --nbval-lax`; `make book` executes every
-chapter again to render it. With this plugin (`-p nbval_cache`, `code/tools` on the path) and
+chapter again to render it. With this plugin (`-p tools.book.nbval_cache`, `code` on the path) and
 ``SEQLAB_NB_CACHE`` set to the book's jupyter-cache folder (``_build/.jupyter_cache``), each
 notebook whose cells all passed is stored there with the outputs nbval received, exactly as
 myst-nb stores a notebook it executed itself. A book built afterwards with
@@ -26,6 +26,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+
+from tools.book.solutions_switch import as_the_book_reads
 
 CACHE_ENV = "SEQLAB_NB_CACHE"
 
@@ -97,11 +99,9 @@ def store(nb: nbformat.NotebookNode, source: Path, cache_path: str) -> None:
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn
 
-    # the book reads each notebook through solution_markers (otter's marker comments dropped from
-    # solution cells) and finds its cache entry by the hash of that text: store the same text
-    from solution_markers import strip_markers
-
-    nb = nbformat.reads(strip_markers(nbformat.writes(nb)), as_version=4)
+    # the book reads each notebook without otter's marker lines in its solution cells
+    # (solutions_switch) and finds its cache entry by the hash of that text: store the same text
+    nb = nbformat.reads(as_the_book_reads(nbformat.writes(nb)), as_version=4)
     cache = get_cache(cache_path)
     record = cache.add_nb_to_project(str(source.resolve()))
     cache.cache_notebook_bundle(

@@ -1,6 +1,6 @@
 """Build one chapter's page (with the intro and references) into _build/page/<chapter>/html.
 
-    python code/tools/page.py lstm [more chapters]      (or: make page CHAPTER=lstm)
+    python -m tools.book.page lstm [more chapters]      (or: make page CHAPTER=lstm)
 
 A whole-book build runs every notebook; while writing a chapter, this builds only the pages
 named, with the book's own configuration, so the page can be read and checked
@@ -18,7 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tools.course import ROOT
+
 SHARED = ["_config.yml", "references.bib", "intro.md", "code"]
 
 

@@ -1,5 +1,10 @@
-"""Sphinx extension of the course book: one switch to build the book without solutions, and one to
-reuse the executed notebooks of an earlier build.
+"""Sphinx extension of the course book: solution cells without otter's marker lines, one switch to
+build the book without solutions, and one to reuse the executed notebooks of an earlier build.
+
+otter-grader needs ``# BEGIN SOLUTION`` / ``# END SOLUTION`` comments around the lines of a
+solution cell that the student notebook replaces with ``...``. On the page they are noise, so
+this extension drops those lines from every cell tagged ``solution`` as the notebook is read
+(they are comments: the code that runs is the same).
 
 Solution cells of the chapter notebooks carry the tag ``solution`` (and ``hide-input``, so by
 default the book shows them collapsed behind a toggle). With the environment variable
@@ -18,10 +23,13 @@ does not know about changes to ``seqlab``, so start from an empty cache after ch
 
 from __future__ import annotations
 
-import json
 import os
 
+import nbformat
 from docutils import nodes
+
+from tools.course import tags
+from tools.otter_format import strip_markers
 
 MODES = ("show", "remove")
 EXECUTION = ("force", "cache")
@@ -42,14 +50,18 @@ def execution_mode() -> str | None:
     return mode or None
 
 
-def remove_solutions(notebook_json: str) -> str:
-    """The notebook text with every cell tagged ``solution`` also tagged ``remove-cell``."""
-    notebook = json.loads(notebook_json)
-    for cell in notebook.get("cells", []):
-        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
-        if "solution" in tags and "remove-cell" not in tags:
-            tags.append("remove-cell")
-    return json.dumps(notebook)
+def as_the_book_reads(notebook_text: str) -> str:
+    """The notebook text with otter's marker lines removed from its ``solution`` cells."""
+    notebook = nbformat.reads(notebook_text, as_version=4)
+    for cell in notebook.cells:
+        if "solution" in tags(cell):
+            cell.source = strip_markers(cell.source)
+    return nbformat.writes(notebook)
+
+
+def _on_source_read(app, docname: str, source: list[str]) -> None:
+    if str(app.env.doc2path(docname)).endswith(".ipynb"):
+        source[0] = as_the_book_reads(source[0])
 
 
 def drop_solution_cells(doctree: nodes.Node) -> int:
@@ -75,5 +87,6 @@ def setup(app):
     solutions_mode()  # fail early on a misspelt mode
     execution_mode()
     app.connect("config-inited", _on_config_inited)
+    app.connect("source-read", _on_source_read)
     app.connect("doctree-read", _on_doctree_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -19,19 +19,12 @@ published branch Binder starts from has it.
 
 from __future__ import annotations
 
-import json
 import shutil
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import student  # noqa: E402
-
-
-def _write(path: Path, notebook: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+from tools.course import read, write
+from tools.handout import student
 
 
 def publish_student_notebooks(
@@ -49,11 +42,11 @@ def publish_student_notebooks(
         for src, nb in pool.map(one, sources):
             rel = src.relative_to(srcdir)
             for path in (outdir / "_sources" / rel, outdir / rel):
-                _write(path, nb)
+                write(nb, path)
                 written.append(path)
     for path in sorted(outdir.rglob("*.ipynb")):
         if path not in written:
-            _write(path, student.with_setup_cell(student.studentize(json.loads(path.read_text()))))
+            write(student.with_setup_cell(student.studentize(read(path))), path)
             written.append(path)
     copy_binder(srcdir / "binder", outdir / "binder")
     return written

@@ -1,6 +1,6 @@
 """Open every student notebook in JupyterLab, in a real browser, as a student does (make check-notebooks).
 
-    python code/tools/check_notebooks.py [--only NAME ...] [--out DIR] [--timeout S]
+    python -m tools.checks.check_notebooks [--only NAME ...] [--out DIR] [--timeout S]
 
 1. The student notebooks (those the book serves from ``_build/html/_sources/chapters`` when a build
    is there, else built now by ``student.student_notebook``) are copied into a folder outside the
@@ -42,13 +42,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import plain_notebook  # noqa: E402
-import student  # noqa: E402
-from course import ROOT, chapters, fill, has_exercises, questions, solutions  # noqa: E402
+from tools.course import ROOT, chapters, read, tags, write
+from tools.handout import plain_notebook, student
+from tools.otter_format import fill, has_exercises, questions, solutions
 
 CHROMIUM = "/usr/bin/chromium"
-STUDENT_PACKAGES = ("otter-grader", "jupyterlab", "ipywidgets", "myst-nb")
 # chapters whose notebook trains a model with seqlab.train.fit (a tqdm bar is expected)
 TRAINS = re.compile(r"\bfit\(")
 
@@ -104,18 +102,18 @@ def prepare_notebooks(names: list[str], folder: Path, executed: Path) -> dict[st
             continue
         served = site / path.name
         if served.is_file():
-            nb = json.loads(served.read_text())
+            nb = read(served)
         else:
             nb = student.student_notebook(
                 path, student.executed_copy(path, executed if executed.is_dir() else None)
             )
         target = folder / path.name
-        target.write_text(json.dumps(nb, indent=1, ensure_ascii=False))
+        write(nb, target)
         answered[path.stem] = ""
         if has_exercises(path):
             names_q = [q for q, _ in questions(path)]
             first = names_q[0]
-            target.write_text(json.dumps(fill(target, {first: solutions(path)[first]}, names_q), indent=1))
+            write(fill(target, {first: solutions(path)[first]}, names_q), target)
             answered[path.stem] = first
     return answered
 
@@ -264,7 +262,7 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
     else:
         report["problems"].append("no figure in the Markdown")
     # the saved notebook: error outputs, and the answered question's check
-    saved = json.loads((Path(report_folder(page)) / f"{name}.ipynb").read_text())
+    saved = read(Path(report_folder(page)) / f"{name}.ipynb")
     for cell in saved["cells"]:
         for o in cell.get("outputs", []):
             if o.get("output_type") == "error":
@@ -276,7 +274,7 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
     if report["errors"]:
         report["problems"].append(f"{len(report['errors'])} error outputs: {report['errors'][:3]}")
     if question:
-        cells = [c for c in saved["cells"] if f'grader.check("{question}")' in "".join(c["source"])]
+        cells = [c for c in saved["cells"] if f'grader.check("{question}")' in c["source"]]
         text = " ".join(
             json.dumps(o.get("data", o.get("text", ""))) for c in cells for o in c.get("outputs", [])
         )
@@ -290,10 +288,10 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
     for cell in saved["cells"]:
         if cell["cell_type"] != "code":
             continue
-        src = "".join(cell["source"])
+        src = cell["source"]
         outputs = cell.get("outputs", [])
         images = sum(1 for o in outputs if "image/png" in o.get("data", {}))
-        printed = "".join("".join(o.get("text", "")) for o in outputs if o.get("output_type") == "stream")
+        printed = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
         for glued in plain_notebook.glued_names(src):
             if glued in figures:
                 drawn += images > 0
@@ -330,8 +328,8 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
 def figure_names(notebook: dict) -> set[str]:
     """The glued figures of a student notebook (the ``_FIGURES`` of its glue-shows cell)."""
     for cell in notebook["cells"]:
-        if plain_notebook.GLUE_SHOWS_TAG in cell.get("metadata", {}).get("tags", []):
-            for node in ast.parse("".join(cell["source"])).body:
+        if plain_notebook.GLUE_SHOWS_TAG in tags(cell):
+            for node in ast.parse(cell["source"]).body:
                 if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_FIGURES":
                     return set(ast.literal_eval(node.value))
     return set()

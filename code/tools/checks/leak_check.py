@@ -1,6 +1,6 @@
 """Scan a built site for what students must not get: hidden tests always, solutions on request.
 
-    python code/tools/leak_check.py _build/html [--no-solutions] [--notebooks chapters]
+    python -m tools.checks.leak_check _build/html [--no-solutions] [--notebooks chapters]
 
 Every file under the site is read as text (HTML without its tags, notebooks and JSON as their
 strings) and searched for otter's hidden-test marker and for the lines of each hidden test (and,
@@ -23,11 +23,9 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from student import HIDDEN_MARK, is_hidden_test  # noqa: E402
+from tools.course import ROOT, read
+from tools.otter_format import HIDDEN_MARK, SOLUTION, answers, is_hidden_test
 
-ROOT = Path(__file__).resolve().parents[2]
-SOLUTION_BODY = re.compile(r"^[ \t]*# BEGIN SOLUTION[^\n]*\n([\s\S]*?)^[ \t]*# END SOLUTION", re.M)
 MIN_LEN = 20  # shorter lines ("return x", "...") prove nothing
 # a line that opens or closes a bracket is layout, which otter's reformatting of tests changes
 FRAGMENT = re.compile(r"[(\[{,]$|^[)\]}]")
@@ -48,15 +46,15 @@ def needles(notebooks: list[Path]) -> tuple[list[tuple[str, str]], list[tuple[st
     """(where, line) for each distinctive line of a hidden test, and of a solution."""
     hidden, solutions, public = [], [], set()
     for path in notebooks:
-        for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
-            src = "".join(cell.get("source", ""))
+        for i, cell in enumerate(read(path).cells):
+            src = cell.source
             where = f"{path.name} cell {i}"
             if cell["cell_type"] == "code" and is_hidden_test(cell):
                 hidden += [(where, squash(x)) for x in HIDDEN_MARK.sub("", src).splitlines()]
                 continue
-            for block in SOLUTION_BODY.findall(src):
+            for block in answers(src):
                 solutions += [(where, squash(x)) for x in block.splitlines()]
-            public.update(squash(x) for x in SOLUTION_BODY.sub("", src).splitlines())
+            public.update(squash(x) for x in SOLUTION.sub("", src).splitlines())
 
     shown = "\n".join(public)  # a line inside a longer public line is not distinctive either
 

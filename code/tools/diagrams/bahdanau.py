@@ -6,7 +6,8 @@ context c_i, and the context enters the decoder's GRU with the previous output t
 from __future__ import annotations
 
 from matplotlib.patches import Rectangle
-from style import ROLE, arrow, box, circle, figure, label, legend
+
+from tools.diagrams.style import ROLE, arrow, box, circle, figure, label, legend
 
 GREY = "#555555"
 

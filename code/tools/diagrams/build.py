@@ -14,26 +14,26 @@ import io
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-OUT = ROOT / "chapters" / "images"
-sys.path.insert(0, str(HERE))
+import matplotlib.pyplot as plt
 
-import matplotlib.pyplot as plt  # noqa: E402
-import style  # noqa: E402,F401  (sets the Agg backend)
+from tools.course import ROOT
+from tools.diagrams import style  # noqa: F401  (sets the Agg backend)
+
+HERE = Path(__file__).resolve().parent
+OUT = ROOT / "chapters" / "images"
 
 SVG_RC = {"svg.hashsalt": "seqlab", "svg.fonttype": "none", "font.family": "DejaVu Sans"}
 
 
 def modules() -> list[str]:
-    return sorted(p.stem for p in HERE.glob("*.py") if p.stem not in ("style", "build"))
+    return sorted(p.stem for p in HERE.glob("*.py") if p.stem not in ("style", "build", "__init__"))
 
 
 def diagrams() -> dict[str, object]:
     """{name: drawing function} over every chapter module; names are unique."""
     found: dict[str, object] = {}
     for name in modules():
-        for stem, draw in importlib.import_module(name).DIAGRAMS.items():
+        for stem, draw in importlib.import_module(f"tools.diagrams.{name}").DIAGRAMS.items():
             if stem in found:
                 raise ValueError(f"diagram {stem!r} is defined twice")
             found[stem] = draw

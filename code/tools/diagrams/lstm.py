@@ -3,7 +3,7 @@ top updated by addition, and the gradient along that path (dashed red), scaled b
 
 from __future__ import annotations
 
-from style import arrow, box, circle, figure, label
+from tools.diagrams.style import arrow, box, circle, figure, label
 
 RED = "#c0392b"
 

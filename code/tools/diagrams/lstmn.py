@@ -4,7 +4,8 @@ intra-attention over the past entries 0..t-1."""
 from __future__ import annotations
 
 from matplotlib.patches import Rectangle
-from style import ROLE, arrow, box, figure, label
+
+from tools.diagrams.style import ROLE, arrow, box, figure, label
 
 ENTRIES = ["0", "1", "\\cdots", "t-1"]  # the tape entries step t reads
 WEIGHTS = [0.10, 0.55, 0.10, 0.25]  # an illustrative s^t (sums to 1): the shading of the weights

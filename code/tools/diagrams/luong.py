@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 
 from matplotlib.patches import Rectangle
-from style import ROLE, box, figure, label
+
+from tools.diagrams.style import ROLE, box, figure, label
 
 GREY = "#555555"
 S, D, T = 10, 2, 3  # source length, half-width, the decoder step shown

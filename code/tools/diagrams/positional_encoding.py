@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.patches import Arc, Circle
-from style import ROLE, arrow, figure, label
+
+from tools.diagrams.style import ROLE, arrow, figure, label
 
 OMEGAS = [1.0, 0.35, 0.12]  # illustrative frequencies w_0 > w_1 > w_2 (fast to slow)
 COLOURS = [ROLE["query"][1], ROLE["value"][1], ROLE["key"][1]]

@@ -3,7 +3,7 @@ backpropagation through time (dashed red), one Jacobian per step, multiplied tog
 
 from __future__ import annotations
 
-from style import arrow, box, figure, label
+from tools.diagrams.style import arrow, box, figure, label
 
 
 def rnn_unrolled():

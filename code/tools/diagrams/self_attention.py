@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from matplotlib.patches import FancyBboxPatch, Rectangle
-from style import ROLE, arrow, box, figure, label, legend
+
+from tools.diagrams.style import ROLE, arrow, box, figure, label, legend
 
 
 def multihead_self_attention():

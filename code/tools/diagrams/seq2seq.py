@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from style import ROLE, arrow, box, figure, label
+from tools.diagrams.style import ROLE, arrow, box, figure, label
 
 GREY = "#555555"
 

@@ -8,7 +8,7 @@ Every diagram uses these colours and arrow styles, so a reader learns them once:
 
 A chapter's diagrams live in ``code/tools/diagrams/<chapter>.py`` as functions that return a
 ``Figure``, registered in its ``DIAGRAMS = {"file_stem": function}``; ``make diagrams`` (or
-``python code/tools/diagrams/build.py``) writes each to ``chapters/images/<file_stem>.svg``.
+``python -m tools.diagrams.build``) writes each to ``chapters/images/<file_stem>.svg``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ training (all positions at once, causal mask) against decoding (one position, KV
 from __future__ import annotations
 
 from matplotlib.patches import FancyBboxPatch, Rectangle
-from style import ROLE, arrow, box, figure, label, legend
+
+from tools.diagrams.style import ROLE, arrow, box, figure, label, legend
 
 
 def _frame(ax, x, y, w, h, text):

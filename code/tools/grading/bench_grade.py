@@ -4,7 +4,7 @@ Generates N submissions across the chapters with exercises: a quarter correct, a
 the answers, a quarter untouched, a quarter broken (a syntax error in one answer), grades them
 with ``grade.py`` from an empty cache, and prints the throughput and the status counts.
 
-    python code/tools/bench_grade.py [--n 40] [--jobs 2] [--dist dist]
+    python -m tools.grading.bench_grade [--n 40] [--jobs 2] [--dist dist]
 """
 
 from __future__ import annotations
@@ -12,16 +12,15 @@ from __future__ import annotations
 import argparse
 import collections
 import csv
-import json
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import grade  # noqa: E402
-from course import chapters, fill, has_exercises, questions, solutions  # noqa: E402
+from tools.course import chapters, write
+from tools.grading import grade
+from tools.otter_format import fill, has_exercises, questions, solutions
 
 
 def make_submissions(dist: Path, out: Path, n: int) -> None:
@@ -39,7 +38,7 @@ def make_submissions(dist: Path, out: Path, n: int) -> None:
             "untouched": {},
             "broken": {**reference, names[-1]: "def broken(:\n    pass"},
         }[kind]
-        (out / f"{i:03d}_{notebook.stem}_{kind}.ipynb").write_text(json.dumps(fill(student, answers, names)))
+        write(fill(student, answers, names), out / f"{i:03d}_{notebook.stem}_{kind}.ipynb")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,7 @@ temporary folder outside the repository:
    notebook with every reference solution filled in (must score full marks) and the untouched
    student notebook (must score less).
 
-    python code/tools/check_autograder.py --dist dist [--only NAME ...] [--keep]
+    python -m tools.grading.check_autograder --dist dist [--only NAME ...] [--keep]
 
 Exit status 1 when a zip fails. Prints the install time of each fresh environment.
 """
@@ -33,8 +33,8 @@ from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from course import ROOT, chapters, fill, has_exercises, questions, solutions  # noqa: E402
+from tools.course import ROOT, chapters, read, write
+from tools.otter_format import fill, has_exercises, questions, solutions
 
 
 def base_python() -> str:
@@ -96,13 +96,12 @@ def check(name: str, dist: Path, work: Path) -> dict:
     names = [q for q, _ in questions(chapter)]
     submissions = {
         "correct": fill(handout, solutions(chapter), names),
-        "untouched": json.loads(handout.read_text()),
+        "untouched": read(handout),
     }
     scores = {}
     for kind, nb in submissions.items():
         folder = work / kind
-        folder.mkdir()
-        (folder / f"{name}.ipynb").write_text(json.dumps(nb))
+        write(nb, folder / f"{name}.ipynb")
         run([str(env / "bin" / "otter"), "run", "--no-logo", "-a", str(zip_path.resolve()),
              "-o", str(folder), str(folder / f"{name}.ipynb")], work, log)  # fmt: skip
         scores[kind] = score(folder / "results.json")

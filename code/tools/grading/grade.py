@@ -1,6 +1,6 @@
 """Grade every submitted notebook under a folder: ``grades.csv`` and one feedback file each.
 
-    python code/tools/grade.py SUBMISSIONS [--dist dist] [--out grades.csv] [--jobs N]
+    python -m tools.grading.grade SUBMISSIONS [--dist dist] [--out grades.csv] [--jobs N]
         [--chapter NAME] [--timeout 300] [--cell-timeout 60] [--test-timeout 60] [--memory-gb 4]
 
 Each ``.ipynb`` under SUBMISSIONS is matched to its chapter (by the assignment name otter stores
@@ -51,9 +51,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.course import ROOT, chapters
+from tools.otter_format import has_exercises, questions
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from course import ROOT, chapters, has_exercises, questions  # noqa: E402
 
 SANDBOX = HERE / "sandbox.py"
 STATUS_ORDER = ("graded", "tampering", "memory", "timeout", "crashed", "wrong_chapter", "rejected")

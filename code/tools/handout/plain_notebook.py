@@ -40,13 +40,10 @@ import io
 import json
 import os
 import re
-import sys
 import threading
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-sys.path.insert(0, str(HERE))
+from tools.course import ROOT, read, repository_url, tags, toc_docs
 
 GLUE_PREFIX = "application/papermill.record/"
 HIDDEN_TAGS = ("remove-cell", "remove-input", "hide-input")
@@ -72,22 +69,11 @@ def myst_markup(text: str) -> list[str]:
 
 def site_url(root: Path = ROOT) -> str:
     """The book's address on GitHub Pages, from ``repository.url`` (github.com/OWNER/REPO)."""
-    import student
-
-    url = student.repository_url(root)
+    url = repository_url(root)
     m = re.match(r"https?://github\.com/([^/]+)/([^/]+?)(\.git)?$", url)
     if not m:
         return url.rstrip("/") + "/"
     return f"https://{m.group(1).lower()}.github.io/{m.group(2)}/"
-
-
-def _cells(path: Path) -> list[dict]:
-    return json.loads(path.read_text(encoding="utf-8"))["cells"]
-
-
-def _text(cell: dict) -> str:
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else src
 
 
 @functools.cache
@@ -95,8 +81,8 @@ def titles(root: Path = ROOT) -> dict[str, str]:
     """{doc name relative to the root, e.g. "chapters/lstm": its first heading}."""
     found = {}
     for path in sorted((root / "chapters").glob("*.ipynb")):
-        for cell in _cells(path):
-            m = re.search(r"^# (.+)$", _text(cell), re.M) if cell["cell_type"] == "markdown" else None
+        for cell in read(path).cells:
+            m = re.search(r"^# (.+)$", cell["source"], re.M) if cell["cell_type"] == "markdown" else None
             if m:
                 found[f"chapters/{path.stem}"] = m.group(1).strip()
                 break
@@ -112,41 +98,19 @@ def figure_labels(root: Path = ROOT) -> dict[str, tuple[str, str]]:
     """{figure name: (doc, caption)} over every chapter."""
     found = {}
     for path in sorted((root / "chapters").glob("*.ipynb")):
-        for cell in _cells(path):
+        for cell in read(path).cells:
             if cell["cell_type"] != "markdown":
                 continue
-            for m in DIRECTIVE.finditer(_text(cell)):
+            for m in DIRECTIVE.finditer(cell["source"]):
                 options, body = _options(m.group("body"))
                 if "name" in options:
                     found[options["name"]] = (f"chapters/{path.stem}", body.strip())
     return found
 
 
-def _toc_docs(root: Path) -> list[str]:
-    """The book's pages in the order of ``_toc.yml`` (root first)."""
-    import yaml
-
-    path = root / "_toc.yml"
-    if not path.is_file():
-        return []
-    toc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    docs = [toc["root"]] if toc.get("root") else []
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                docs.append(entry["file"])
-            walk(entry.get("chapters") or entry.get("sections"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
-    walk(toc.get("chapters"))
-    return docs
-
-
 def _doc_markdown(root: Path, doc: str) -> list[str]:
     if (root / f"{doc}.ipynb").is_file():
-        return [_text(c) for c in _cells(root / f"{doc}.ipynb") if c["cell_type"] == "markdown"]
+        return [c["source"] for c in read(root / f"{doc}.ipynb").cells if c["cell_type"] == "markdown"]
     if (root / f"{doc}.md").is_file():
         return [(root / f"{doc}.md").read_text(encoding="utf-8")]
     return []
@@ -157,7 +121,7 @@ def figure_numbers(root: Path = ROOT) -> dict[str, int]:
     """{figure name: its number in the book}: Sphinx numbers every named figure (``figure`` and
     ``glue:figure``) with one count over the pages, in the order of ``_toc.yml``."""
     found, n = {}, 0
-    for doc in _toc_docs(root):
+    for doc in toc_docs(root):
         for text in _doc_markdown(root, doc):
             for m in DIRECTIVE.finditer(text):
                 if m.group("name") in ("figure", "glue:figure"):
@@ -255,7 +219,7 @@ def glued_outputs(executed: Path | None) -> dict[str, dict]:
     if store.is_file():
         for name, output in json.loads(store.read_text(encoding="utf-8")).items():
             found[name] = output.get("data", {})
-    for cell in _cells(executed):
+    for cell in read(executed).cells:
         for out in cell.get("outputs", []):
             meta = out.get("metadata", {}).get("scrapbook")
             if not meta:
@@ -299,13 +263,11 @@ _DRAW_LOCK = threading.Lock()
 @functools.cache
 def diagram_png(stem: str) -> bytes | None:
     """The PNG of the concept diagram ``chapters/images/<stem>.svg``, drawn by its code."""
-    with _DRAW_LOCK:
-        sys.path.insert(0, str(HERE / "diagrams"))
-        try:
-            import build  # code/tools/diagrams/build.py
-            import matplotlib.pyplot as plt
-        finally:
-            sys.path.remove(str(HERE / "diagrams"))
+    import matplotlib.pyplot as plt
+
+    from tools.diagrams import build
+
+    with _DRAW_LOCK:  # pyplot draws one figure at a time
         draw = build.diagrams().get(stem)
         if draw is None:
             return None
@@ -565,7 +527,7 @@ def link_problems(notebook: dict) -> list[str]:
     link's text, a link to a figure of this notebook that leaves it, a link to an anchor that is
     not there. Empty when all is well."""
     cells = [c for c in notebook["cells"] if c["cell_type"] == "markdown"]
-    text = "\n".join(_text(c) for c in cells)
+    text = "\n".join(c["source"] for c in cells)
     anchors = set(re.findall(r'<a (?:id|name)="([^"]+)"', text))
     anchors |= {m.group(1) for m in re.finditer(r"^#+ (.+)$", text, re.M)}  # headings
     problems = []
@@ -703,7 +665,7 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
     """
     nb = copy.deepcopy(notebook)
     conv = Converter(doc, glued_outputs(executed), root)
-    markdown = [_text(c) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    markdown = [c["source"] for c in nb["cells"] if c["cell_type"] == "markdown"]
     # the glued figures ({glue:figure} name: its label) and the cells that glue them
     shown_figures = {}
     for text in markdown:
@@ -712,12 +674,12 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
                 shown_figures[m.group("arg").strip()] = _options(m.group("body"))[0].get("name", "")
     for i, cell in enumerate(nb["cells"]):
         if cell["cell_type"] == "code":
-            for name in glued_names(_text(cell)):
+            for name in glued_names(cell["source"]):
                 if name in shown_figures:
                     conv.drawn_at.setdefault(name, i)
     first_heading = None
     for i, cell in enumerate(nb["cells"]):
-        src = _text(cell)
+        src = cell["source"]
         conv.cell = i
         if cell["cell_type"] == "markdown":
             attachments = dict(cell.get("attachments", {}))
@@ -727,8 +689,7 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
             if first_heading is None and re.search(r"^# ", src, re.M):
                 first_heading = i
         elif cell["cell_type"] == "code":
-            tags = cell.get("metadata", {}).get("tags", [])
-            if any(t in tags for t in HIDDEN_TAGS) and "solution" not in tags:
+            if any(t in tags(cell) for t in HIDDEN_TAGS) and "solution" not in tags(cell):
                 meta = cell.setdefault("metadata", {})
                 meta.setdefault("jupyter", {})["source_hidden"] = True
                 meta["cellView"] = "form"  # Colab shows the title line only
@@ -744,13 +705,13 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
                     cell["source"] = f"# @title {title}\n{src}"
     # glue() shows what it records, from the cell after the one that imports it
     imports = [
-        i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and GLUE_IMPORT.search(_text(c))
+        i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and GLUE_IMPORT.search(c["source"])
     ]
     if imports:
         formats = text_formats(markdown)
         values, seen = {}, set(shown_figures)
         for cell in nb["cells"]:
-            for name in glued_names(_text(cell)) if cell["cell_type"] == "code" else []:
+            for name in glued_names(cell["source"]) if cell["cell_type"] == "code" else []:
                 if name in seen:
                     continue
                 seen.add(name)

@@ -1,11 +1,11 @@
 """Publish the built book to the ``gh-pages`` branch with ghp-import (``make publish``).
 
-    python code/tools/publish.py [--site _build/html] [--remote origin] [--branch gh-pages] [--no-push]
+    python -m tools.handout.publish [--site _build/html] [--remote origin] [--branch gh-pages] [--no-push]
 
 The site is what ``make book`` built: the pages, the student notebook of every chapter beside its
 page (what Colab and Binder open, see ``repository.branch`` in ``_config.yml``), the download
 copies under ``_sources/`` and Binder's ``binder/``. Before anything is pushed it checks that no
-file of the site holds a hidden test (code/tools/leak_check.py) and that every chapter page has its
+file of the site holds a hidden test (tools.checks.leak_check) and that every chapter page has its
 student notebook. Run from the repository whose remote should receive the branch.
 """
 
@@ -17,10 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import leak_check  # noqa: E402
-from course import ROOT, chapters  # noqa: E402
-from student import repository_url, seqlab_version  # noqa: E402
+from tools.checks import leak_check
+from tools.course import ROOT, chapters, repository_url, seqlab_version
 
 
 def check_site(site: Path) -> list[str]:

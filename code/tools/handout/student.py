@@ -14,7 +14,7 @@ wheel). otter 7 writes them into the zip's ``environment.yml``, which its ``setu
 installs; the wheel sits at ``files/wheels/`` in the zip, and its path in ``environment.yml`` is
 relative to the zip's folder, where the installer runs.
 
-    python code/tools/student.py --out dist [--only NAME ...]
+    python -m tools.handout.student --out dist [--only NAME ...]      (PYTHONPATH=code)
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import copy
 import functools
-import json
 import os
 import re
 import shutil
@@ -33,39 +32,21 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from course import ASSIGNMENT_MARK, ROOT, assignment_name, chapters, has_exercises  # noqa: E402
+from tools.course import ROOT, chapters, read, repository_url, seqlab_version, tags, write
+from tools.handout import plain_notebook
+from tools.otter_format import (
+    amend_config,
+    assignment_name,
+    has_exercises,
+    is_hidden_test,
+    is_marker_cell,
+    stub,
+)
 
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 # what the tests of the exercises import, directly or through seqlab; pinned as in requirements.txt
 RUNTIME = ("torch", "numpy", "matplotlib", "tqdm", "babel", "num2words", "sacrebleu")
 SETUP_TAG = "seqlab-setup"
-# otter-grader's assign format: a hidden test carries a test config with "hidden: true"
-HIDDEN_MARK = re.compile(r"BEGIN TEST CONFIG[\s\S]{0,300}?hidden:\s*true|^\s*#\s*HIDDEN\s*$", re.M)
-SOLUTION_BLOCK = re.compile(
-    r"^([ \t]*)# BEGIN SOLUTION[^\n]*\n[\s\S]*?^[ \t]*# END SOLUTION[^\n]*(\n|$)", re.M
-)
-OTTER_RAW = re.compile(r"^\s*#\s*(ASSIGNMENT CONFIG|(BEGIN|END) (QUESTION|SOLUTION|TESTS|PROMPT))")
-
-
-# ---------------------------------------------------------------------------------------------
-# the book's settings: one repository URL, one package version
-
-
-def book_config(root: Path = ROOT) -> dict:
-    return yaml.safe_load((root / "_config.yml").read_text())
-
-
-def repository_url(root: Path = ROOT) -> str:
-    """``repository.url`` of ``_config.yml``: the one place that names the repository."""
-    return str(book_config(root)["repository"]["url"]).rstrip("/")
-
-
-def seqlab_version(root: Path = ROOT) -> str:
-    text = (root / "code" / "pyproject.toml").read_text()
-    return re.search(r'^version\s*=\s*"([^"]+)"', text, re.M).group(1)
 
 
 def seqlab_spec(root: Path = ROOT) -> str:
@@ -147,7 +128,7 @@ def setup_cell(root: Path = ROOT) -> dict:
 def with_setup_cell(notebook: dict, root: Path = ROOT) -> dict:
     """The notebook with the set-up cell first (replacing an older one)."""
     nb = copy.deepcopy(notebook)
-    cells = [c for c in nb["cells"] if SETUP_TAG not in c.get("metadata", {}).get("tags", [])]
+    cells = [c for c in nb["cells"] if SETUP_TAG not in tags(c)]
     cell = setup_cell(root)
     if nb.get("nbformat", 4) == 4 and nb.get("nbformat_minor", 5) < 5:
         cell.pop("id")
@@ -159,35 +140,15 @@ def with_setup_cell(notebook: dict, root: Path = ROOT) -> dict:
 # student notebooks
 
 
-def _source(cell: dict) -> str:
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else src
-
-
-def is_hidden_test(cell: dict) -> bool:
-    tags = cell.get("metadata", {}).get("tags", [])
-    return "hidden-test" in tags or bool(HIDDEN_MARK.search(_source(cell)))
-
-
-def studentize(notebook: dict, remove_solutions: bool = True) -> dict:
+def studentize(notebook: dict) -> dict:
     """A student copy of any notebook without otter: hidden tests and otter's raw marker cells dropped,
-    each ``# BEGIN SOLUTION`` ... ``# END SOLUTION`` block replaced by ``...`` (or, with
-    ``remove_solutions=False``, only the markers dropped), outputs cleared."""
+    each ``# BEGIN SOLUTION`` ... ``# END SOLUTION`` block replaced by ``...``, outputs cleared."""
     nb = copy.deepcopy(notebook)
-    cells = []
-    for cell in nb.get("cells", []):
-        src = _source(cell)
-        if is_hidden_test(cell) or (cell["cell_type"] == "raw" and OTTER_RAW.match(src)):
-            continue
-        if remove_solutions:
-            src = SOLUTION_BLOCK.sub(lambda m: f"{m.group(1)}...{m.group(2)}", src)
-        else:
-            src = re.sub(r"^[ \t]*# (BEGIN|END) SOLUTION[^\n]*\n?", "", src, flags=re.M)
-        cell["source"] = src
+    nb["cells"] = [c for c in nb["cells"] if not (is_hidden_test(c) or is_marker_cell(c))]
+    for cell in nb["cells"]:
+        cell["source"] = stub(cell["source"])
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
-        cells.append(cell)
-    nb["cells"] = cells
     return nb
 
 
@@ -212,19 +173,6 @@ def autograder_requirements(wheel_path: str) -> list[str]:
     return [f"--extra-index-url {TORCH_INDEX}", *pinned(), wheel_path]
 
 
-def amend_config(notebook: dict, **settings) -> dict:
-    """The notebook with its ``# ASSIGNMENT CONFIG`` cell updated by ``settings``."""
-    nb = copy.deepcopy(notebook)
-    for cell in nb["cells"]:
-        src = _source(cell)
-        if cell["cell_type"] == "raw" and src.startswith(ASSIGNMENT_MARK):
-            config = yaml.safe_load(src[len(ASSIGNMENT_MARK) :]) or {}
-            config.update(settings)
-            cell["source"] = f"{ASSIGNMENT_MARK}\n" + yaml.safe_dump(config, sort_keys=False).rstrip()
-            return nb
-    raise ValueError(f"no {ASSIGNMENT_MARK} cell")
-
-
 def _otter_assign(source: Path, target: Path) -> None:
     cmd = [sys.executable, "-m", "otter", "assign", "--no-pdfs", str(source), str(target)]
     result = subprocess.run(cmd, capture_output=True, text=True, cwd=source.parent)
@@ -247,19 +195,18 @@ def assign(notebook: Path, out: Path, executed_dir: Path | None = None) -> Path:
         shutil.copy(wheel, work / "wheels" / wheel.name)
         rel = f"wheels/{wheel.name}"
         nb = amend_config(
-            json.loads(notebook.read_text()),
+            read(notebook),
             requirements=autograder_requirements(f"./files/{rel}"),
             autograder_files=[rel],
         )
         source = work / notebook.name
-        source.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+        write(nb, source)
         _otter_assign(source, target)
     zips = list((target / "autograder").glob("*.zip"))
     if len(zips) != 1:
         raise RuntimeError(f"expected one autograder zip in {target / 'autograder'}, found {zips}")
     handout = target / "student" / notebook.name
-    nb = for_students(json.loads(handout.read_text()), notebook, executed_copy(notebook, executed_dir))
-    handout.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    write(for_students(read(handout), notebook, executed_copy(notebook, executed_dir)), handout)
     return target
 
 
@@ -267,8 +214,6 @@ def for_students(notebook: dict, source: Path, executed: Path | None = None, roo
     """The last steps of every student notebook: MyST markup turned into plain Markdown
     (``plain_notebook.plain``, with the book's values from ``executed``, the notebook as a book build
     ran it, where there is one) and the set-up cell first."""
-    import plain_notebook
-
     # not resolved: page.py builds from a folder of symlinks to the chapters
     doc = Path(os.path.abspath(source)).relative_to(os.path.abspath(root)).with_suffix("").as_posix()
     return with_setup_cell(plain_notebook.plain(notebook, doc, executed, root))
@@ -287,15 +232,14 @@ def student_notebook(notebook: Path, executed: Path | None = None, root: Path = 
     public tests, no hidden test, no solution) in plain Markdown, with its set-up cell. Chapters
     without exercises get ``studentize`` and the same last steps. Fast: otter runs neither the
     tests nor the zip here. ``executed``: the book build's executed copy (for its values)."""
-    nb = json.loads(notebook.read_text())
+    nb = read(notebook)
     if not has_exercises(notebook):
         return for_students(studentize(nb), notebook, executed, root)
     with tempfile.TemporaryDirectory(prefix=f"student-{notebook.stem}-") as tmp:
         source = Path(tmp) / "src" / notebook.name
-        source.parent.mkdir()
-        source.write_text(json.dumps(amend_config(nb, run_tests=False, generate=False)))
+        write(amend_config(nb, run_tests=False, generate=False), source)
         _otter_assign(source, Path(tmp) / "out")
-        handout = json.loads((Path(tmp) / "out" / "student" / notebook.name).read_text())
+        handout = read(Path(tmp) / "out" / "student" / notebook.name)
         return for_students(handout, notebook, executed, root)
 
 

@@ -8,7 +8,7 @@ The ratio is seqlab's time over the built-in's (1.00 = as fast). On a CPU, ``nn.
 runs oneDNN's fused kernel over the whole sequence; the column "oneDNN off" times the same module
 with ``torch.backends.mkldnn.enabled = False``, PyTorch's own step-by-step path.
 
-    python code/tools/bench.py [--repeats 7]
+    python -m tools.reports.bench [--repeats 7]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The numbers a built book states: every glued value on every chapter page, in page order.
 
-    python code/tools/glued.py [_build/html]                  one "chapter: value (context)" line each
-    python code/tools/glued.py BUILD_A --compare BUILD_B      the values that differ between two builds
+    python -m tools.reports.glued [_build/html]                  one "chapter: value (context)" line each
+    python -m tools.reports.glued BUILD_A --compare BUILD_B      the values that differ between two builds
 
 A chapter's prose takes its numbers from ``glue`` (myst-nb), which the built page marks as
 ``<span class="pasted-text">``. Comparing two builds, say one made on an idle machine and one

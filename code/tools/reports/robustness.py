@@ -24,9 +24,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from course import ROOT, chapters  # noqa: E402
+from tools.course import ROOT, chapters, execute
 
 OUT = ROOT / "_build" / "robustness"
 
@@ -64,23 +62,17 @@ def run_one(notebook: Path, seed: int, kernel: str, threads: int) -> dict:
         "OMP_WAIT_POLICY": "PASSIVE",  # the same results; threads sleep, not spin, beside other jobs
     }
     env.pop("SEQLAB_STRICT_CLAIMS", None)
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
-         "--ExecutePreprocessor.timeout=1800", "--output-dir", str(OUT / "executed"),
-         "--output", f"{notebook.stem}-seed{seed}-{kernel}", str(notebook)],
-        env=env, capture_output=True, text=True, cwd=notebook.parent,
-    )  # fmt: skip
+    executed = OUT / "executed" / f"{notebook.stem}-seed{seed}-{kernel}.ipynb"
+    start, error = time.perf_counter(), None
+    try:
+        execute(notebook, timeout=1800, env=env, save=executed)
+    except Exception as exc:  # a cell failed: the claims logged so far still count
+        error = (str(exc).strip().splitlines() or [repr(exc)])[-1]
+    seconds = time.perf_counter() - start
     claims = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    result = {
-        "chapter": notebook.stem,
-        "seed": seed,
-        "kernel": kernel,
-        "seconds": round(time.perf_counter() - start, 1),
-        "claims": claims,
-        "error": done.stderr.strip().splitlines()[-1] if done.returncode else None,
-    }
-    if not done.returncode:
+    result = {"chapter": notebook.stem, "seed": seed, "kernel": kernel, "seconds": round(seconds, 1),
+              "claims": claims, "error": error}  # fmt: skip
+    if error is None:
         cached.write_text(json.dumps(result))
     return result
 

@@ -5,7 +5,7 @@ book 5 minutes), and timings on a shared machine are noisy, so nothing fails her
 table, and time a fixed reference workload beside it (on the idle machine) so that a time
 measured elsewhere can be compared.
 
-    python code/tools/timings.py [--cells N] [--save DIR] [chapter-stem ...]
+    python -m tools.reports.timings [--cells N] [--save DIR] [chapter-stem ...]
 """
 
 from __future__ import annotations
@@ -14,15 +14,10 @@ import argparse
 import os
 import statistics
 import sys
-import time
 from datetime import datetime
 from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from course import chapters  # noqa: E402
+from tools.course import chapters, execute
 
 BUDGET_S = 45
 MEDIAN_BUDGET_S = 25
@@ -47,16 +42,7 @@ def first_line(cell) -> str:
 
 
 def run(notebook: Path, save: Path | None = None) -> tuple[float, list[tuple[float, int, str]]]:
-    nb = nbformat.read(notebook, as_version=4)
-    client = NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}}
-    )
-    start = time.perf_counter()
-    client.execute()
-    total = time.perf_counter() - start
-    if save:
-        save.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, save / notebook.name)
+    nb, total = execute(notebook, save=save / notebook.name if save else None)
     cells = [(cell_seconds(c), i, first_line(c)) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
     return total, sorted(cells, reverse=True)
 

@@ -12,7 +12,7 @@ The policy changes how a thread waits, not what any thread computes: every resul
 the same under either. So the Makefile asks this script once per command and passes its answer to
 the notebooks' kernels:
 
-    env $(python code/tools/wait_policy.py) jupyter-book build .
+    env $(python -m tools.reports.wait_policy) jupyter-book build .
 
 An ``OMP_WAIT_POLICY`` already set in the environment is left alone (and this prints nothing).
 """

@@ -1,0 +1,1 @@
+"""Checks of what students get: the built site, the notebooks in JupyterLab."""

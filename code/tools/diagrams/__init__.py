@@ -1,0 +1,1 @@
+"""The concept diagrams of the chapters."""

@@ -1,0 +1,1 @@
+"""Grading submissions with the autograder zips."""

@@ -1,0 +1,1 @@
+"""What students get: the student notebook and the published site."""
