@@ -21,7 +21,7 @@ from tools.course import read, seqlab_version, write
 from tools.handout import student
 
 ROOT = Path(__file__).resolve().parents[1]
-TOOLS = ROOT / "code" / "tools"
+CODE = ROOT / "code"  # where the package tools is
 
 SOLUTION_LINE = "return torch.flip(x, dims=[-1]) * 1"  # in the solution only
 HIDDEN_LINE = "check(reverse_last(torch.arange(6.0).reshape(2, 3)), 'hidden one')"  # in the hidden test
@@ -78,7 +78,8 @@ def make_book(where: Path) -> Path:
         "title: tiny\nonly_build_toc_files: true\nexecute:\n  execute_notebooks: force\n"
         "repository:\n  url: https://github.com/example/tiny\n  branch: gh-pages\n"
         "launch_buttons:\n  binderhub_url: https://mybinder.org\n  colab_url: https://colab.research.google.com\n"
-        f"sphinx:\n  local_extensions:\n    solutions_switch: {TOOLS}\n    student_downloads: {TOOLS}\n"
+        f"sphinx:\n  local_extensions:\n    tools.book.solutions_switch: {CODE}\n"
+        f"    tools.book.student_downloads: {CODE}\n"
     )
     return where
 

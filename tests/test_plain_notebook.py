@@ -15,11 +15,38 @@ from tools.handout import student
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = chapters()
+
+
+def _output_cell(output):
+    return {"cell_type": "code", "metadata": {}, "source": "", "outputs": [output]}
+
+
 NB = {"nbformat": 4, "nbformat_minor": 4, "metadata": {}}  # a notebook's header (cells without ids)
 
 
 def _text(cell):
     return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def link_problems(notebook: dict) -> list[str]:
+    """What is wrong with the links of a (student) notebook's Markdown: MyST or LaTeX markup in a
+    link's text, a link to a figure of this notebook that leaves it, a link to an anchor that is
+    not there. Empty when all is well."""
+    cells = [c for c in notebook["cells"] if c["cell_type"] == "markdown"]
+    text = "\n".join(_text(c) for c in cells)
+    anchors = set(re.findall(r'<a (?:id|name)="([^"]+)"', text))
+    anchors |= {m.group(1) for m in re.finditer(r"^#+ (.+)$", text, re.M)}  # headings
+    problems = []
+    for m in re.finditer(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)\s]+)\)", text):
+        words, url = m.group(1), m.group(2)
+        if pn.myst_markup(words) or re.search(r"[{}$\\]|`\w+`|\{glue", words):
+            problems.append(f"markup in the link text [{words}]")
+        if url.startswith("#"):
+            if url[1:] not in anchors and url[1:].replace("-", " ") not in anchors:
+                problems.append(f"a link to #{url[1:]}, which is not in the notebook")
+        elif "#" in url and url.split("#", 1)[1] in anchors:
+            problems.append(f"a link to {url}, a figure of this notebook, leaves the notebook")
+    return problems
 
 
 @pytest.fixture(scope="module")
@@ -122,9 +149,7 @@ def test_glued_values_come_from_the_executed_notebook(tmp_path):
         "metadata": {"scrapbook": {"name": "acc", "mime_prefix": pn.GLUE_PREFIX}},
         "data": {pn.GLUE_PREFIX + "text/plain": "0.98765", pn.GLUE_PREFIX + "image/png": "iVBORw0KGgo="},
     }
-    executed.write_text(
-        json.dumps({**NB, "cells": [{"cell_type": "code", "metadata": {}, "source": "", "outputs": [record]}]})
-    )
+    executed.write_text(json.dumps({**NB, "cells": [_output_cell(record)]}))
     md = {"cell_type": "markdown", "metadata": {}, "source": "It reached {glue:text}`acc:.1%`."}
     nb = pn.plain({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [md]}, "chapters/x", executed)
     assert "It reached **98.8%**." in [_text(c) for c in nb["cells"]]
@@ -145,7 +170,7 @@ def test_the_downloaded_notebook_is_plain_too():
     left = [x for c in nb["cells"] if c["cell_type"] == "markdown" for x in pn.myst_markup(_text(c))]
     assert left == []
     assert any("wrong_entry = (" in _text(c) for c in nb["cells"])
-    assert pn.link_problems(nb) == []
+    assert link_problems(nb) == []
 
 
 def test_glued_values_from_the_store_myst_nb_writes(tmp_path):
@@ -278,9 +303,7 @@ def test_the_books_figure_is_labelled_as_the_books_run(tmp_path):
         "data": {pn.GLUE_PREFIX + "image/png": "iVBORw0KGgo="},
     }
     executed = tmp_path / "self_attention.ipynb"
-    executed.write_text(
-        json.dumps({**NB, "cells": [{"cell_type": "code", "metadata": {}, "source": "", "outputs": [record]}]})
-    )
+    executed.write_text(json.dumps({**NB, "cells": [_output_cell(record)]}))
     source = read(ROOT / "chapters" / "self_attention.ipynb")
     nb = pn.plain(student.studentize(source), "chapters/self_attention", executed)
     number = pn.figure_numbers()["fig-heads"]
@@ -299,7 +322,7 @@ def test_the_books_figure_is_labelled_as_the_books_run(tmp_path):
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.stem)
 def test_link_texts_are_plain_and_figure_links_stay_in_the_notebook(converted, notebook):
     nb = converted[notebook.stem]
-    assert pn.link_problems(nb) == []
+    assert link_problems(nb) == []
     text = "\n".join(_text(c) for c in nb["cells"] if c["cell_type"] == "markdown")
     source = "\n".join(_text(c) for c in read(notebook)["cells"] if c["cell_type"] == "markdown")
     for label in re.findall(r"\{numref\}`(?:[^`<]*<)?([^`>]+)>?`", source):
@@ -316,7 +339,7 @@ def test_link_problems_finds_markup_and_figure_links_that_leave():
         '<a id="fig-x"></a>\n\n![a plot](attachment:x.png)',
         "See [Figure 3](#fig-x) and [the book](https://a.b/c.html).",
     )
-    assert pn.link_problems(good) == []
+    assert link_problems(good) == []
     raw = nb(
         "See [the figure “Attention of global (after {glue:text}`a5_steps` steps)”](https://a.b/c.html#fig-y)."
     )
@@ -325,8 +348,8 @@ def test_link_problems_finds_markup_and_figure_links_that_leave():
         '<a id="fig-x"></a>', "See [Figure 3](https://seqlab-course.github.io/seqlab/chapters/x.html#fig-x)."
     )
     missing = nb("See [Figure 3](#fig-z).")
-    assert [len(pn.link_problems(x)) for x in (raw, latex, leaves, missing)] == [1, 1, 1, 1]
-    assert "markup" in pn.link_problems(raw)[0] and "leaves the notebook" in pn.link_problems(leaves)[0]
+    assert [len(link_problems(x)) for x in (raw, latex, leaves, missing)] == [1, 1, 1, 1]
+    assert "markup" in link_problems(raw)[0] and "leaves the notebook" in link_problems(leaves)[0]
 
 
 def test_plain_text_drops_latex_and_markdown():

@@ -19,19 +19,17 @@ def _surnames(entry) -> list[str]:
     return [" ".join(p.prelast_names + p.last_names).replace("{", "").replace("}", "") for p in people]
 
 
+def who(names: list[str]) -> str:
+    """How the text names a work's authors: "Bahdanau", "Luong and Manning", "Vaswani et al."."""
+    if len(names) > 2:
+        return f"{names[0]} et al."
+    return " and ".join(names)
+
+
 class AuthorYearLabels(BaseLabelStyle):
     def format_labels(self, sorted_entries):
         for entry in sorted_entries:
-            names, year = _surnames(entry), entry.fields.get("year", "n.d.")
-            if not names:
-                who = entry.key
-            elif len(names) == 1:
-                who = names[0]
-            elif len(names) == 2:
-                who = f"{names[0]} and {names[1]}"
-            else:
-                who = f"{names[0]} et al."
-            yield f"{who}, {year}"
+            yield f"{who(_surnames(entry)) or entry.key}, {entry.fields.get('year', 'n.d.')}"
 
 
 class AuthorYearStyle(UnsrtStyle):

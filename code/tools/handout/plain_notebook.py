@@ -43,9 +43,11 @@ import re
 import threading
 from pathlib import Path
 
+from tools.book.bib_style import who
 from tools.course import ROOT, read, repository_url, tags, toc_docs
 
 GLUE_PREFIX = "application/papermill.record/"
+ADMONITIONS = ("note", "tip", "warning", "important", "caution", "hint", "seealso", "admonition", "attention")
 HIDDEN_TAGS = ("remove-cell", "remove-input", "hide-input")
 # an inline role: {name}`content`
 ROLE = re.compile(r"\{(glue:text|glue|doc|numref|ref|cite:t|cite:p|cite:ps|cite:ts|cite|eq|math)\}`([^`]*)`")
@@ -185,15 +187,7 @@ def _author_text(key: str, bib: dict) -> tuple[str, str]:
     entry = bib.get(key)
     if entry is None:
         return key, ""
-    names = entry["authors"]
-    who = (
-        names[0]
-        if len(names) == 1
-        else f"{names[0]} and {names[1]}"
-        if len(names) == 2
-        else f"{names[0]} et al."
-    )
-    return who, entry["year"]
+    return who(entry["authors"]) or key, entry["year"]
 
 
 def reference_entry(key: str, bib: dict) -> str:
@@ -472,17 +466,7 @@ class Converter:
             )
         if name == "solution":
             return f"<details><summary>Solution</summary>\n\n{self.inline(body)}\n\n</details>\n"
-        if name in (
-            "note",
-            "tip",
-            "warning",
-            "important",
-            "caution",
-            "hint",
-            "seealso",
-            "admonition",
-            "attention",
-        ):
+        if name in ADMONITIONS:
             title = arg if name == "admonition" and arg else name.capitalize()
             quoted = "\n".join(f"> {x}" if x else ">" for x in self.inline(body).split("\n"))
             return f"> **{title}.**\n>\n{quoted}\n"
@@ -520,27 +504,6 @@ def plain_text(text: str) -> str:
     text = re.sub(r"[$`*{}\\]|(?<=[\w)])[_^](?=\w)", "", text)
     text = text.replace("[", "(").replace("]", ")")
     return re.sub(r"\s+", " ", text).strip()
-
-
-def link_problems(notebook: dict) -> list[str]:
-    """What is wrong with the links of a (student) notebook's Markdown: MyST or LaTeX markup in a
-    link's text, a link to a figure of this notebook that leaves it, a link to an anchor that is
-    not there. Empty when all is well."""
-    cells = [c for c in notebook["cells"] if c["cell_type"] == "markdown"]
-    text = "\n".join(c["source"] for c in cells)
-    anchors = set(re.findall(r'<a (?:id|name)="([^"]+)"', text))
-    anchors |= {m.group(1) for m in re.finditer(r"^#+ (.+)$", text, re.M)}  # headings
-    problems = []
-    for m in re.finditer(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)\s]+)\)", text):
-        words, url = m.group(1), m.group(2)
-        if myst_markup(words) or re.search(r"[{}$\\]|`\w+`|\{glue", words):
-            problems.append(f"markup in the link text [{words}]")
-        if url.startswith("#"):
-            if url[1:] not in anchors and url[1:].replace("-", " ") not in anchors:
-                problems.append(f"a link to #{url[1:]}, which is not in the notebook")
-        elif "#" in url and url.split("#", 1)[1] in anchors:
-            problems.append(f"a link to {url}, a figure of this notebook, leaves the notebook")
-    return problems
 
 
 def what_it_does(source: str) -> str:
