@@ -67,7 +67,7 @@ def run_one(notebook: Path, seed: int, kernel: str, threads: int) -> dict:
     try:
         execute(notebook, timeout=1800, env=env, save=executed)
     except Exception as exc:  # a cell failed: the claims logged so far still count
-        error = (str(exc).strip().splitlines() or [repr(exc)])[-1]
+        error = f"{getattr(exc, 'ename', type(exc).__name__)}: {getattr(exc, 'evalue', exc)}"
     seconds = time.perf_counter() - start
     claims = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     result = {"chapter": notebook.stem, "seed": seed, "kernel": kernel, "seconds": round(seconds, 1),
