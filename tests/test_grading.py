@@ -334,8 +334,18 @@ def test_interrupted_run_resumes_to_the_same_csv(dist, student_nb, tmp_path):
         answers = {q: solutions[q] if j <= i else WRONG_ANSWERS[q] for j, q in enumerate(NAMES)}
         (subs / f"s{i}.ipynb").write_text(_with(student_nb, answers))
     clean, resumed = tmp_path / "clean" / "grades.csv", tmp_path / "resumed" / "grades.csv"
-    command = [sys.executable, grade.__file__, str(subs), "--dist", str(dist), "--jobs", "1", *LIMITS]
-    env = {**os.environ, "SEQLAB_PROGRESS": "0"}
+    command = [
+        sys.executable,
+        "-m",
+        "tools.grading.grade",
+        str(subs),
+        "--dist",
+        str(dist),
+        "--jobs",
+        "1",
+        *LIMITS,
+    ]
+    env = {**os.environ, "SEQLAB_PROGRESS": "0", "PYTHONPATH": str(Path(grade.__file__).parents[2])}
     subprocess.run([*command, "--out", str(clean)], check=True, env=env, capture_output=True)
     process = subprocess.Popen(
         [*command, "--out", str(resumed)],
