@@ -1,5 +1,5 @@
 """On the page, every public test's toggle reads "Show the public test" and every reference solution's
-"Show the reference solution" (code/tools/public_test_prompts.py), whether or not the cell sets the
+"Show the reference solution" (code/tools/book/public_test_prompts.py), whether or not the cell sets the
 prompt itself; a cell's own prompt wins; other hidden cells keep the book's default."""
 
 import json

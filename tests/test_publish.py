@@ -1,4 +1,4 @@
-"""`make publish` (code/tools/publish.py): the site goes to gh-pages with ghp-import; tested against a
+"""`make publish` (code/tools/handout/publish.py): the site goes to gh-pages with ghp-import; tested against a
 local bare repository only (the test's own repository has that bare one as its only remote)."""
 
 import json
