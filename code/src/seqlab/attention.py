@@ -209,21 +209,19 @@ class AttentionScore(torch.nn.Module):
         self,
         query: torch.Tensor,
         keys: torch.Tensor,
-        impl: str = "batched",
+        impl: str = "scratch",
         projected: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Scores (N, L, S). ``impl="scratch"`` loops over the keys one by one, as the equations
-        read; ``impl="batched"`` computes all at once. Both give the same numbers.
-        ``projected``: ``project_keys(keys)``, if the caller kept it (batched path)."""
+        read; ``impl="fast"`` computes all at once. Both give the same numbers.
+        ``projected``: ``project_keys(keys)``, if the caller kept it (fast path)."""
         if query.dim() != 3 or keys.dim() != 3 or query.shape[0] != keys.shape[0]:
             raise ValueError(
                 "query must be (N, L, E_q) and keys (N, S, E_k), "
                 f"got {tuple(query.shape)}, {tuple(keys.shape)}"
             )
-        if impl == "scratch":
+        if check_choice("impl", impl, ("scratch", "fast")) == "scratch":
             return torch.stack([self._score_one(query, keys[:, j]) for j in range(keys.shape[1])], dim=-1)
-        if impl != "batched":
-            raise ValueError(f"impl must be 'scratch' or 'batched', got {impl!r}")
         if self.kind == "dot":
             return query @ keys.transpose(1, 2)
         if self.kind == "general":  # (s^T W) h: W meets each query once, not each of the S keys

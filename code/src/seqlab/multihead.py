@@ -140,7 +140,7 @@ class MultiheadAttention(nn.Module):
             ``(out, weights)``: out (N, L, E); the weights as above, or None if not
             ``need_weights``. ``attend`` also returns the keys and values (a KV cache).
         """
-        self._check(query, key, value)
+        self._check(query, key, value, impl)
         shape = (query.shape[0], query.shape[1], key.shape[1])
         mask = _masks.from_torch_args(
             attn_mask, key_padding_mask, is_causal, shape, self.num_heads, device=query.device
@@ -177,7 +177,7 @@ class MultiheadAttention(nn.Module):
             ``(out, weights, kv)``: as ``forward``, and the keys and values attended over, each
             (N, H, S, D), to pass back as ``cache`` at the next step.
         """
-        self._check(query, key, value, cache, memory_kv)
+        self._check(query, key, value, impl, cache, memory_kv)
         if mask is not None:
             held = sum(kv.keys.shape[2] for kv in (cache, memory_kv) if kv is not None)
             scores = (
@@ -229,8 +229,10 @@ class MultiheadAttention(nn.Module):
         _, k, v = self._project(None, x, x)
         return self._append(None, k, v)
 
-    def _check(self, query, key, value, cache=None, memory_kv=None):
+    def _check(self, query, key, value, impl, cache=None, memory_kv=None):
         """Refuse bad inputs, naming the argument."""
+        if impl is not None:
+            check_choice("impl", impl, IMPLS)
         if (memory_kv is None) != (key is not None and value is not None) or (
             memory_kv is not None and cache is not None
         ):

@@ -145,7 +145,7 @@ class Seq2Seq(nn.Module):
         """Attention of queries (N, L, E_h), at decoder steps ``t`` (N, L), over the encoder
         states: context (N, L, E_h), weights (N, L, S) and window centres p_t (N, L) or None."""
         enc_out = state["enc_out"]
-        scores = self.score(query, enc_out, projected=state["keys"])  # (N, L, S)
+        scores = self.score(query, enc_out, projected=state["keys"], impl="fast")  # (N, L, S)
         allowed = state["source_mask"].unsqueeze(1)  # (N, 1, S): real source positions
         gauss = center = None
         if self.window is not None:

@@ -64,8 +64,8 @@ class _Layer(nn.Module):
         norm_first: pre-norm instead of the paper's post-norm.
         residual, layer_norm: set False to remove the residual connections or the LayerNorms.
         layer_norm_eps: the LayerNorms' epsilon.
-        impl: the attention path of every ``MultiheadAttention`` in the layer, ``"torch"``
-            (the fused kernel) or ``"scratch"``.
+        impl: the attention path of every ``MultiheadAttention`` in the layer, ``"scratch"``
+            (the default) or ``"torch"`` (the fused kernel).
     """
 
     sublayers = 2  # self-attention and the FFN; a decoder layer adds cross-attention
@@ -80,7 +80,7 @@ class _Layer(nn.Module):
         residual: bool = True,
         layer_norm: bool = True,
         layer_norm_eps: float = 1e-5,
-        impl: str = "torch",
+        impl: str = "scratch",
     ) -> None:
         super().__init__()
         check_probability("dropout", dropout)
@@ -322,7 +322,7 @@ class Transformer(nn.Module):
         layer_norm: bool = True,
         tie_weights: bool = False,
         embedding_dropout: float | None = None,
-        impl: str = "torch",
+        impl: str = "scratch",
     ) -> None:
         super().__init__()
         embedding_dropout = dropout if embedding_dropout is None else embedding_dropout
