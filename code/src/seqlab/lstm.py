@@ -50,7 +50,8 @@ __all__ = ["LSTMStep", "LSTMTrace", "lstm_cell", "LSTM", "GRU"]
 
 
 class LSTMStep(NamedTuple):
-    """The gates and states of one LSTM step, each (N, E_h)."""
+    """The gates and states of one LSTM step, each (N, E_h); as ``LSTMTrace``, of a whole run,
+    each (N, T, E_h)."""
 
     i: torch.Tensor
     f: torch.Tensor
@@ -60,15 +61,7 @@ class LSTMStep(NamedTuple):
     h: torch.Tensor
 
 
-class LSTMTrace(NamedTuple):
-    """Every gate and state of an LSTM run, each (N, T, E_h)."""
-
-    i: torch.Tensor
-    f: torch.Tensor
-    g: torch.Tensor
-    o: torch.Tensor
-    c: torch.Tensor
-    h: torch.Tensor
+LSTMTrace = LSTMStep
 
 
 def lstm_cell(z: torch.Tensor, c: torch.Tensor) -> LSTMStep:

@@ -97,12 +97,8 @@ class MultiheadAttention(nn.Module):
         if embed_dim % num_heads:
             raise ValueError(f"embed_dim = {embed_dim} is not divisible by num_heads = {num_heads}")
         self.impl = check_choice("impl", impl, IMPLS)
-        self.embed_dim, self.num_heads, self.dropout = (
-            embed_dim,
-            num_heads,
-            check_probability("dropout", dropout),
-        )
-        self.head_dim = embed_dim // num_heads
+        self.embed_dim, self.num_heads, self.head_dim = embed_dim, num_heads, embed_dim // num_heads
+        self.dropout = check_probability("dropout", dropout)
         self.in_proj_weight = nn.Parameter(torch.empty(3 * embed_dim, embed_dim))  # W_q; W_k; W_v
         self.in_proj_bias = nn.Parameter(torch.zeros(3 * embed_dim)) if bias else None
         self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
@@ -180,12 +176,8 @@ class MultiheadAttention(nn.Module):
         self._check(query, key, value, impl, cache, memory_kv)
         if mask is not None:
             held = sum(kv.keys.shape[2] for kv in (cache, memory_kv) if kv is not None)
-            scores = (
-                query.shape[0],
-                self.num_heads,
-                query.shape[1],
-                held + (key.shape[1] if key is not None else 0),
-            )
+            source = held + (0 if key is None else key.shape[1])
+            scores = (query.shape[0], self.num_heads, query.shape[1], source)  # (N, H, L, S)
             _check_mask_shape(_masks.check_mask(mask), scores, "scores")
         kv = memory_kv if memory_kv is not None else cache
         return self._attend(query, key, value, mask, kv, need_weights, average_attn_weights, impl)
