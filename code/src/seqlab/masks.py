@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import torch
 
-from .checks import check_mask
+from .checks import check_int, check_mask
 
 __all__ = [
     "padding_mask",
@@ -64,8 +64,8 @@ def padding_mask(lengths: torch.Tensor | list[int], max_len: int | None = None) 
         raise ValueError(f"lengths must be >= 0, got {lengths.tolist()}")
     if max_len is None:
         max_len = int(lengths.max()) if lengths.numel() else 0
-    elif isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 0:
-        raise ValueError(f"max_len must be an integer >= 0, got {max_len!r}")
+    else:
+        check_int("max_len", max_len, minimum=0)
     if (lengths > max_len).any():
         raise ValueError(f"a length exceeds max_len={max_len}: {lengths.tolist()}")
     return torch.arange(max_len, device=lengths.device) < lengths.unsqueeze(1)
