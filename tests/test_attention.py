@@ -132,14 +132,16 @@ from seqlab.masks import gaussian_window, local_window  # noqa: E402
 
 
 @pytest.mark.parametrize("kind", ["dot", "general", "concat", "additive"])
-def test_scratch_scores_equal_batched_scores(kind):
+def test_scratch_scores_equal_fast_scores(kind):
     sizes = (6, 6) if kind == "dot" else (5, 7)
     score = AttentionScore(kind, *sizes, attention_size=4).double()
     query = torch.randn(2, 3, sizes[0], dtype=torch.float64)
     keys = torch.randn(2, 4, sizes[1], dtype=torch.float64)
-    batched = score(query, keys)
-    assert batched.shape == (2, 3, 4)
-    torch.testing.assert_close(score(query, keys, impl="scratch"), batched)
+    fast = score(query, keys, impl="fast")
+    assert fast.shape == (2, 3, 4)
+    torch.testing.assert_close(score(query, keys), fast)  # the default: scratch
+    with pytest.raises(ValueError, match="impl must be one of"):
+        score(query, keys, impl="batched")
 
 
 def test_score_formulas():
@@ -210,7 +212,7 @@ def test_projected_keys_give_the_same_scores(kind):
         assert projected is None
     else:
         assert projected.shape == (2, 4, 4)
-    torch.testing.assert_close(score(query, keys, projected=projected), score(query, keys, impl="scratch"))
+    torch.testing.assert_close(score(query, keys, impl="fast", projected=projected), score(query, keys))
     if projected is not None:
         with pytest.raises(ValueError, match="projected"):
-            score(query, keys, projected=projected[:, :2])
+            score(query, keys, impl="fast", projected=projected[:, :2])

@@ -188,7 +188,7 @@ def test_counting_step_counts_calls_and_hypotheses():
     [
         (lambda s: greedy(s, None, batch_size=0, max_len=2), ValueError, "batch_size"),
         (lambda s: greedy(s, None, batch_size=1, max_len=0), ValueError, "max_len"),
-        (lambda s: greedy(s, None, batch_size=1, max_len=2.5), ValueError, "max_len"),
+        (lambda s: greedy(s, None, batch_size=1, max_len=2.5), TypeError, "max_len must be an int"),
         (lambda s: greedy(s, None, batch_size=1, max_len=2, eos=-1), ValueError, "eos"),
         (lambda s: greedy(None, None, batch_size=1, max_len=2), TypeError, "step"),
         (lambda s: greedy(s, "state", batch_size=1, max_len=2), TypeError, "state"),
@@ -202,7 +202,7 @@ def test_counting_step_counts_calls_and_hypotheses():
         (lambda s: beam_search(s, None, beam_size=2, max_len=2, alpha=-1.0), ValueError, "alpha"),
         (lambda s: beam_search(s, None, beam_size=2, max_len=2, alpha=float("nan")), ValueError, "alpha"),
         (lambda s: beam_search(s, torch.zeros(2, 3), beam_size=2, max_len=2), ValueError, "1 row"),
-        (lambda s: beam_search(s, None, beam_size=2, max_len=2, bos=1.5), ValueError, "bos"),
+        (lambda s: beam_search(s, None, beam_size=2, max_len=2, bos=1.5), TypeError, "bos must be an int"),
     ],
 )
 def test_bad_arguments_name_the_argument(call, error, match):

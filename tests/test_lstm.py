@@ -205,7 +205,7 @@ def test_gru_refuses_a_dtype_mismatch():
 
 
 def test_bad_sizes_and_impls_are_refused():
-    with pytest.raises(ValueError, match="hidden_size must be a positive int, got 0"):
+    with pytest.raises(ValueError, match="hidden_size must be >= 1, got hidden_size=0"):
         LSTM(3, 0)
     with pytest.raises(ValueError, match="impl must be one of"):
         GRU(3, 4, impl="fast")  # the hand-written backward pass exists for the LSTM only

@@ -93,7 +93,7 @@ def test_empty_batch_behaves_as_torch():
         (lambda m: m(torch.randn(2, 3, 5)), ValueError, r"E_in=4, got \(2, 3, 5\)"),
         (lambda m: m(torch.randn(3, 4)), ValueError, r"\(N, T, E_in\).*\(3, 4\)"),
         (lambda m: m(torch.randn(2, 0, 4)), ValueError, "T = 0"),
-        (lambda m: m([[[0.0] * 4]]), TypeError, "x must be a tensor"),
+        (lambda m: m([[[0.0] * 4]]), TypeError, "x must be a torch.Tensor"),
         (lambda m: m(torch.randn(2, 3, 4, dtype=torch.float64)), TypeError, "float64.*float32"),
         (lambda m: m(torch.ones(2, 3, 4, dtype=torch.long)), TypeError, "x has dtype torch.int64"),
         (lambda m: m(torch.full((2, 3, 4), float("nan"))), ValueError, "NaN"),

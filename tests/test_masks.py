@@ -16,15 +16,16 @@ def test_causal_mask_allows_j_at_most_i():
     assert m.diagonal().all()  # a token may attend to itself (j <= i, not j < i)
 
 
-def test_torch_arguments_are_converted_once_and_additive():
+def test_torch_arguments_are_converted_once():
     m = masks.causal_mask(4)
     padding = torch.tensor([[False] * 4, [False, False, True, True]])  # torch's meaning: True = ignore
     converted = masks.from_torch_args(~m, padding, False, (2, 4, 4))
     assert torch.equal(converted, m & ~padding[:, None, None, :])  # (N, 1, L, S), True = may attend
     assert torch.equal(masks.from_torch_args(None, None, True, (2, 4, 4)), m[None, None])
     assert masks.from_torch_args(None, None, False, (2, 4, 4)) is None
-    additive = masks.to_additive(m)
-    assert torch.equal(additive == 0, m) and torch.isinf(additive[~m]).all()
+    additive = torch.zeros(4, 4).masked_fill(~m, float("-inf"))  # torch's float mask: 0 / -inf
+    float_padding = torch.zeros(2, 4).masked_fill(padding, float("-inf"))
+    assert torch.equal(masks.from_torch_args(additive, float_padding, False, (2, 4, 4)), converted)
 
 
 def test_combine_shapes():
@@ -48,10 +49,18 @@ def test_combine_shapes():
         (lambda: masks.padding_mask(torch.tensor([2.0, 1.0])), TypeError, r"lengths.*torch.float32"),
         (lambda: masks.padding_mask(torch.tensor([True, False])), TypeError, r"lengths.*torch.bool"),
         (lambda: masks.padding_mask([1, 2], -1), ValueError, "max_len"),
-        (lambda: masks.to_additive(masks.causal_mask(2), torch.int64), TypeError, r"floating dtype.*int64"),
         (lambda: masks.check_mask(torch.ones(2, 2)), TypeError, "True = may attend"),
-        (lambda: masks.from_torch_args(torch.ones(2, 2), None, False, (1, 2, 2)), TypeError, "True = ignore"),
-        (lambda: masks.from_torch_args(None, torch.ones(1, 2), False, (1, 2, 2)), TypeError, "key_padding"),
+        (
+            lambda: masks.from_torch_args(torch.ones(2, 2, dtype=torch.long), None, False, (1, 2, 2)),
+            TypeError,
+            "True = ignore",
+        ),  # fmt: skip
+        (
+            lambda: masks.from_torch_args(None, torch.ones(1, 2, dtype=torch.int8), False, (1, 2, 2)),
+            TypeError,
+            "key_padding",
+        ),  # fmt: skip
+        (lambda: masks.from_torch_args(torch.ones(2, 2), None, False, (1, 2, 2)), ValueError, "0 and -inf"),
     ],
 )
 def test_bad_masks(call, error, message):
@@ -63,8 +72,3 @@ def test_empty_batches_give_empty_masks():
     assert masks.padding_mask([]).shape == (0, 0)
     assert masks.padding_mask([], 4).shape == (0, 4)
     assert masks.padding_mask(torch.zeros(0, dtype=torch.long), 3).dtype == torch.bool
-
-
-def test_to_additive_keeps_the_dtype():
-    additive = masks.to_additive(masks.causal_mask(3), torch.float64)
-    assert additive.dtype == torch.float64 and additive[0, 1] == float("-inf")

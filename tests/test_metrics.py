@@ -1,14 +1,10 @@
 import pytest
-import torch
 
 from seqlab import metrics
 
 
-def test_exact_match_and_token_accuracy():
+def test_exact_match():
     assert metrics.exact_match(["a", "b", "c"], ["a", "x", "c"]) == pytest.approx(2 / 3)
-    predicted = torch.tensor([[5, 6, 2], [7, 9, 9]])
-    target = torch.tensor([[5, 6, 2], [7, 2, 0]])  # 0 is padding
-    assert metrics.token_accuracy(predicted, target) == pytest.approx(4 / 5)
 
 
 def test_bleu_and_chrf_match_sacrebleu_conventions():
@@ -26,8 +22,6 @@ def test_errors():
         metrics.exact_match(["a", "b"], ["a"])
     with pytest.raises(ValueError, match="empty"):
         metrics.corpus_bleu([], [])
-    with pytest.raises(ValueError, match="shape"):
-        metrics.token_accuracy(torch.zeros(2, 3, dtype=torch.long), torch.zeros(2, 2, dtype=torch.long))
 
 
 def test_bad_arguments_are_named():
@@ -37,5 +31,3 @@ def test_bad_arguments_are_named():
         metrics.corpus_chrf(["a"], [3])
     with pytest.raises(ValueError, match="tokenize"):
         metrics.corpus_bleu(["a b"], ["a b"], tokenize="words")
-    with pytest.raises(TypeError, match="predicted must be a tensor of integer"):
-        metrics.token_accuracy(torch.zeros(2, 3), torch.zeros(2, 3, dtype=torch.long))

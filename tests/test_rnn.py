@@ -176,5 +176,5 @@ def test_rnn_and_lstm_share_the_parameter_layout_of_pytorch():
             "bias_hh": (gates * 5,),
         }
         assert all(p.abs().max() <= 5**-0.5 for p in module.parameters())
-    with pytest.raises(ValueError, match="input_size must be a positive int"):
+    with pytest.raises(ValueError, match="input_size must be >= 1, got input_size=0"):
         srnn.RNNCell(0, 3)

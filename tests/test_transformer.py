@@ -15,11 +15,8 @@ from seqlab.utils import count_parameters
 E, H, FF = 16, 4, 32
 
 
-def _grads(module):  # by torch's parameter names (torch's multihead_attn is our cross_attn)
-    return {
-        name.replace("cross_attn.", "multihead_attn."): p.grad.clone()
-        for name, p in module.named_parameters()
-    }
+def _grads(module):  # by parameter name: ours are torch's
+    return {name: p.grad.clone() for name, p in module.named_parameters()}
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
@@ -56,6 +53,28 @@ def test_decoder_layer_equals_torch_forward_and_gradients(norm_first):
     grads = _grads(ref)
     for name, g in _grads(ours).items():
         torch.testing.assert_close(g, grads[name], atol=1e-4, rtol=1e-4, msg=name)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_state_dicts_load_both_ways(norm_first):
+    """Torch's parameter names: a state dict loads strictly in both directions, same outputs."""
+    torch.manual_seed(2)
+    kw = dict(dropout=0.0, batch_first=True, norm_first=norm_first)
+    x, memory = torch.randn(2, 5, E), torch.randn(2, 6, E)
+    tgt_mask = nn.Transformer.generate_square_subsequent_mask(5)  # float, 0 / -inf
+    pairs = [
+        (nn.TransformerEncoderLayer(E, H, FF, **kw), EncoderLayer(E, H, FF, norm_first=norm_first), (x,), {}),
+        (nn.TransformerDecoderLayer(E, H, FF, **kw), DecoderLayer(E, H, FF, norm_first=norm_first),
+         (x, memory), {"tgt_mask": tgt_mask}),
+    ]  # fmt: skip
+    for ref, ours, args, kwargs in pairs:
+        ref.eval(), ours.eval()
+        ours.load_state_dict(ref.state_dict(), strict=True)  # torch -> ours
+        torch.testing.assert_close(ours(*args, **kwargs), ref(*args, **kwargs), atol=1e-5, rtol=1e-5)
+        for p in ours.parameters():
+            nn.init.normal_(p)
+        ref.load_state_dict(ours.state_dict(), strict=True)  # ours -> torch
+        torch.testing.assert_close(ref(*args, **kwargs), ours(*args, **kwargs), atol=1e-4, rtol=1e-4)
 
 
 def test_from_torch_rejects_what_it_cannot_copy():
@@ -156,7 +175,7 @@ def test_greedy_and_beam_search_with_the_cache():
 
 def test_the_attention_path_chosen_is_the_one_that_runs(monkeypatch):
     calls = {"fused": 0, "scratch": 0}
-    fused, softmax = F.scaled_dot_product_attention, attention.masked_softmax
+    fused, softmax = F.scaled_dot_product_attention, attention._masked_softmax
 
     def counted(kind, fn):
         def wrapper(*args, **kwargs):
@@ -166,7 +185,7 @@ def test_the_attention_path_chosen_is_the_one_that_runs(monkeypatch):
         return wrapper
 
     monkeypatch.setattr(F, "scaled_dot_product_attention", counted("fused", fused))
-    monkeypatch.setattr(attention, "masked_softmax", counted("scratch", softmax))
+    monkeypatch.setattr(attention, "_masked_softmax", counted("scratch", softmax))
     src, src_len, tgt_in = _batch()
     results = {}
     for impl in ("torch", "scratch"):
@@ -224,7 +243,7 @@ def test_bad_layer_masks_are_named():
     with pytest.raises(ValueError, match="tgt_mask"):
         layer(y, memory, tgt_mask=torch.zeros(5, 6, dtype=torch.bool))
     with pytest.raises(TypeError, match="src_key_padding_mask"):
-        EncoderLayer(E, H, FF)(y, src_key_padding_mask=torch.zeros(2, 5))
+        EncoderLayer(E, H, FF)(y, src_key_padding_mask=torch.zeros(2, 5, dtype=torch.long))
 
 
 def test_label_smoothing_equals_torch():
@@ -318,7 +337,7 @@ def test_decoder_layer_step_equals_forward_with_the_same_mask_meaning():
     y, memory = torch.randn(2, 5, E), torch.randn(2, 6, E)
     pad = _pad(2, 6, [6, 3])  # True = padding, in step as in forward
     full = dec(y, memory, tgt_is_causal=True, memory_key_padding_mask=pad)
-    memory_kv, cache = dec.cross_attn.project_kv(memory), None
+    memory_kv, cache = dec.multihead_attn.project_kv(memory), None
     keys = combine(None, ~pad)  # (N, 1, 1, S), seqlab's meaning: True = a real memory position
     for t in range(5):
         out, _, cache = dec.decode(y[:, t : t + 1], memory_kv, None, keys, cache)
@@ -330,7 +349,7 @@ def test_attention_dropout_acts_on_the_weights():
     mha = MultiheadAttention(E, H, dropout=1.0)
     nn.init.normal_(mha.out_proj.bias)
     x = torch.randn(2, 5, E)
-    out, _, _ = mha(x, x, x)  # training mode: every weight dropped
+    out, _ = mha(x, x, x)  # training mode: every weight dropped
     torch.testing.assert_close(out, mha.out_proj.bias.expand(2, 5, E))
     layer = EncoderLayer(E, H, FF, dropout=0.5)
     assert layer.self_attn.dropout == 0.5
@@ -358,7 +377,7 @@ def test_embedding_dropout_is_separate_from_the_layers():
     assert model.dropout.p == 0.3 and all(layer.dropout.p == 0.0 for layer in model.encoder)
     assert Transformer(9, 9, d_model=8, nhead=2, dropout=0.2).dropout.p == 0.2  # default: the same
     with pytest.raises(ValueError, match="embedding_dropout"):
-        Transformer(9, 9, d_model=8, nhead=2, embedding_dropout=1.0)
+        Transformer(9, 9, d_model=8, nhead=2, embedding_dropout=1.5)
     src, src_len, tgt = torch.randint(4, 9, (2, 5)), torch.tensor([5, 3]), torch.randint(4, 9, (2, 4))
     model.eval()
     torch.testing.assert_close(model(src, src_len, tgt), model(src, src_len, tgt))

@@ -30,7 +30,10 @@ import math
 import torch
 import torch.nn.functional as F
 
+from .checks import check_choice, check_probability
 from .masks import check_mask
+
+IMPLS = ("scratch", "torch")  # the readable equations, or PyTorch's fused kernel
 
 __all__ = [
     "scaled_dot_product_attention",
@@ -40,7 +43,8 @@ __all__ = [
 
 
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """Softmax over the last axis, restricted to ``mask`` (True = may attend).
+    """Softmax over the last axis, restricted to ``mask`` (True = may attend, broadcastable to
+    the scores' shape).
 
     Masked entries get weight exactly 0; a row with no allowed entry gets all zeros (and a
     finite gradient), never NaN.
@@ -49,10 +53,15 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
         raise TypeError(
             f"scores must be a floating-point tensor, got {getattr(scores, 'dtype', type(scores))}"
         )
+    if mask is not None:
+        _check_mask_shape(check_mask(mask), tuple(scores.shape), "scores")
+    return _masked_softmax(scores, mask)
+
+
+def _masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    """``masked_softmax`` on checked arguments."""
     if mask is None:
         return scores.softmax(dim=-1)
-    check_mask(mask)
-    _check_mask_shape(mask, tuple(scores.shape), "scores")
     scores = scores.masked_fill(~mask, float("-inf"))
     seen = mask.any(dim=-1, keepdim=True)  # rows with at least one allowed key
     # a row of -inf alone would give 0/0 = NaN: give it finite scores, then zeros
@@ -132,19 +141,23 @@ def scaled_dot_product_attention(
         kernel.
     """
     batch = _check_qkv(q, k, v)
-    if impl not in ("scratch", "torch"):
-        raise ValueError(f"impl must be 'scratch' or 'torch', got {impl!r}")
+    check_choice("impl", impl, IMPLS)
     if mask is not None:
-        check_mask(mask)
-        _check_mask_shape(mask, (*batch, q.shape[-2], k.shape[-2]), "scores")
-    if isinstance(dropout_p, bool) or not isinstance(dropout_p, (int, float)) or not 0 <= dropout_p <= 1:
-        raise ValueError(f"dropout_p must be a number in [0, 1], got {dropout_p!r}")
+        _check_mask_shape(check_mask(mask), (*batch, q.shape[-2], k.shape[-2]), "scores")
+    check_probability("dropout_p", dropout_p)
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    return _attention(q, k, v, mask, scale, impl, dropout_p)
+
+
+def _attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None, scale: float,
+    impl: str, dropout_p: float,
+) -> tuple[torch.Tensor, torch.Tensor | None]:  # fmt: skip
+    """``scaled_dot_product_attention`` on checked arguments: the fused kernel, or the equations."""
     if impl == "torch":
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale, dropout_p=dropout_p), None
-
     scores = (q @ k.transpose(-2, -1)) * scale  # (..., L, S)
-    weights = masked_softmax(scores, mask)  # no allowed key: zeros, not NaN
+    weights = _masked_softmax(scores, mask)  # no allowed key: zeros, not NaN
     out = (F.dropout(weights, dropout_p) if dropout_p > 0 else weights) @ v
     return out, weights
 
@@ -196,21 +209,19 @@ class AttentionScore(torch.nn.Module):
         self,
         query: torch.Tensor,
         keys: torch.Tensor,
-        impl: str = "batched",
+        impl: str = "scratch",
         projected: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Scores (N, L, S). ``impl="scratch"`` loops over the keys one by one, as the equations
-        read; ``impl="batched"`` computes all at once. Both give the same numbers.
-        ``projected``: ``project_keys(keys)``, if the caller kept it (batched path)."""
+        read; ``impl="fast"`` computes all at once. Both give the same numbers.
+        ``projected``: ``project_keys(keys)``, if the caller kept it (fast path)."""
         if query.dim() != 3 or keys.dim() != 3 or query.shape[0] != keys.shape[0]:
             raise ValueError(
                 "query must be (N, L, E_q) and keys (N, S, E_k), "
                 f"got {tuple(query.shape)}, {tuple(keys.shape)}"
             )
-        if impl == "scratch":
+        if check_choice("impl", impl, ("scratch", "fast")) == "scratch":
             return torch.stack([self._score_one(query, keys[:, j]) for j in range(keys.shape[1])], dim=-1)
-        if impl != "batched":
-            raise ValueError(f"impl must be 'scratch' or 'batched', got {impl!r}")
         if self.kind == "dot":
             return query @ keys.transpose(1, 2)
         if self.kind == "general":  # (s^T W) h: W meets each query once, not each of the S keys

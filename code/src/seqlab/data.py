@@ -10,7 +10,6 @@ Tensor tasks (an ``Example(x, y)`` of tensors):
 - ``sequence_task``: copy, reverse or sort a sequence of tokens (``x`` and ``y`` are ``(N, T)``).
 - ``adding_task``: the adding problem of Hochreiter & Schmidhuber (``x`` is ``(N, T, 2)``).
 - ``copy_memory_task``: remember ``k`` symbols over a chosen lag, then write them out.
-- ``associative_recall_task``: key-value pairs, then a query key; answer its value.
 
 String-pair tasks (a list of ``(source, target)`` strings, for ``seqlab.text.encode_pairs``):
 
@@ -36,7 +35,6 @@ __all__ = [
     "adding_task",
     "copy_memory_task",
     "COPY_MEMORY_BLANK",
-    "associative_recall_task",
     "DATE_FORMATS",
     "DATE_LOCALES",
     "dates_task",
@@ -323,37 +321,3 @@ def number_words_split(
         for v, s in sources
         if split_of(f"{source_lang}:{s}".encode()) == split
     ]
-
-
-def associative_recall_task(
-    n: int, pairs: int, n_keys: int = 16, n_values: int = 10, split: str = "train", seed: int = 0
-) -> Example:
-    """Associative recall: read key-value pairs, then a query key; output that key's value.
-
-    Tokens: values are ``0 .. n_values - 1``, keys ``n_values .. n_values + n_keys - 1``, and the
-    query marker is ``n_values + n_keys`` (vocabulary ``n_values + n_keys + 1``). A sequence is
-    ``k1 v1 k2 v2 ... kP vP ? kq`` with distinct keys, length ``T = 2 P + 2``; the target is the
-    value stored under ``kq``, which can sit anywhere in the sequence. A model needs memory it
-    can address by content, not only a summary of the recent past.
-
-    Returns:
-        ``Example(x, y)``: x (N, T) int64, y (N,) int64.
-    """
-    _check_common(n, split, seed)
-    if not 1 <= pairs <= n_keys or n_values < 2:
-        raise ValueError(f"need 1 <= pairs <= n_keys and n_values >= 2; got {pairs=}, {n_keys=}, {n_values=}")
-    marker = n_values + n_keys
-
-    def make(count: int, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-        keys = torch.rand(count, n_keys, generator=gen).argsort(dim=1)[:, :pairs] + n_values  # distinct
-        values = torch.randint(0, n_values, (count, pairs), generator=gen)
-        pick = torch.randint(0, pairs, (count,), generator=gen)
-        rows = torch.arange(count)
-        x = torch.empty(count, 2 * pairs + 2, dtype=torch.long)
-        x[:, 0 : 2 * pairs : 2] = keys
-        x[:, 1 : 2 * pairs : 2] = values
-        x[:, -2] = marker
-        x[:, -1] = keys[rows, pick]
-        return x, values[rows, pick]
-
-    return _draw(n, split, seed, make, lambda x, y: x.numpy().tobytes())

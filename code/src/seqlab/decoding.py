@@ -30,9 +30,10 @@ from typing import Any
 
 import torch
 
+from .checks import check_int
 from .text import BOS, EOS, PAD
 
-__all__ = ["select_state", "greedy", "beam_search", "beam_search_batch", "CountingStep"]
+__all__ = ["decoder_step", "select_state", "greedy", "beam_search", "beam_search_batch", "CountingStep"]
 
 State = Any
 Step = Callable[[torch.Tensor, State], tuple[torch.Tensor, State]]
@@ -71,14 +72,24 @@ def _state_device(state: State, device: str | torch.device | None) -> torch.devi
     return tensors[0].device if tensors else torch.device("cpu")
 
 
+def decoder_step(model) -> Step:
+    """``step(tokens, state) -> (log_probs, state)`` for a model whose ``model.step(tokens, state)``
+    returns the logits (N, V) and the new state first; the tokens move to the state's device.
+    ``Seq2Seq`` and ``Transformer`` take it as their method ``decoder_step()``."""
+
+    def step(tokens: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
+        logits, state = model.step(tokens.to(_state_device(state, None)), state)[:2]
+        return logits.log_softmax(dim=-1), state
+
+    return step
+
+
 def _check_args(step: Step, state: State, rows: int, max_len: int, **token_ids: int) -> None:
     if not callable(step):
         raise TypeError(f"step must be a function step(tokens, state), got {type(step).__name__}")
-    if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
-        raise ValueError(f"max_len must be an int >= 1, got {max_len!r}")
+    check_int("batch_size", rows), check_int("max_len", max_len)
     for name, value in token_ids.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be a token id (an int >= 0), got {value!r}")
+        check_int(name, value, minimum=0)  # a token id
     if state is not None and not isinstance(state, (torch.Tensor, tuple, list, dict)):
         raise TypeError(f"state must be a tensor, tuple, list, dict or None, got {type(state).__name__}")
     wrong = [tuple(t.shape) for t in _tensors(state) if t.dim() > 0 and t.shape[0] != rows]
@@ -123,10 +134,12 @@ def greedy(
         log-probabilities; each row ends at its first EOS (included) and is padded with ``pad``
         after it.
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     _check_args(step, state, batch_size, max_len, bos=bos, eos=eos, pad=pad)
-    device = _state_device(state, device)
+    return _greedy(step, state, batch_size, max_len, bos, eos, pad, _state_device(state, device))
+
+
+def _greedy(step, state, batch_size, max_len, bos, eos, pad, device) -> torch.Tensor:
+    """``greedy`` on checked arguments."""
     tokens = torch.full((batch_size,), bos, dtype=torch.long, device=device)  # y_0 = BOS
     done = None  # (N,) rows that have produced EOS, made where the model answers
     out = []
@@ -193,14 +206,17 @@ def beam_search_batch(
     search ends. ``state`` holds ``batch_size`` rows. Returns a list of N lists of
     ``(tokens, score)``, best first, as ``beam_search``.
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
-    if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
-        raise ValueError(f"beam_size must be an int >= 1, got {beam_size!r}")
+    check_int("beam_size", beam_size)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < math.inf:
         raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
     _check_args(step, state, batch_size, max_len, bos=bos, eos=eos)
-    dev = _state_device(state, device)
+    return _beam_search(
+        step, state, batch_size, beam_size, max_len, alpha, bos, eos, _state_device(state, device)
+    )
+
+
+def _beam_search(step, state, batch_size, beam_size, max_len, alpha, bos, eos, dev):
+    """``beam_search_batch`` on checked arguments."""
     owner = torch.arange(batch_size, device=dev)  # (R,): the input each alive row belongs to
     alive = torch.full((batch_size, 1), bos, dtype=torch.long, device=dev)  # (R, t)
     scores = torch.zeros(batch_size, device=dev)  # (R,)

@@ -31,6 +31,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import data, metrics
+from .checks import check_int
 from .decoding import CountingStep, beam_search_batch, greedy
 from .text import PAD, Seq2SeqBatch, Vocab, encode_pairs
 from .utils import eval_mode
@@ -79,8 +80,7 @@ def copy_pairs(
         or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in lengths)
     ):
         raise ValueError(f"lengths must be a non-empty list of ints >= 1, got {lengths!r}")
-    if isinstance(per_length, bool) or not isinstance(per_length, int) or per_length < 1:
-        raise ValueError(f"per_length must be an int >= 1, got {per_length!r}")
+    check_int("per_length", per_length)
     if not 1 <= vocab <= 26:
         raise ValueError(f"vocab must lie in 1..26 (letters a..z), got {vocab}")
     pairs = []
@@ -132,8 +132,7 @@ def translate(
         raise ValueError("sources must be a non-empty list of strings")
     _check_model(model)
     _check_vocabs(src_vocab=src_vocab, tgt_vocab=tgt_vocab)
-    if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
-        raise ValueError(f"max_len must be an int >= 1, got {max_len!r}")
+    check_int("max_len", max_len)
     if device is None:
         device = next(model.parameters()).device
     batch = encode_pairs([(s, "") for s in sources], src_vocab, tgt_vocab)

@@ -37,9 +37,9 @@ from typing import NamedTuple
 import torch
 from torch import nn
 
+from .checks import check_choice
 from .lstm_fast import lstm_fast
 from .rnn import (
-    check_impl,
     check_sequence,
     check_state,
     init_recurrent_parameters,
@@ -50,7 +50,8 @@ __all__ = ["LSTMStep", "LSTMTrace", "lstm_cell", "LSTM", "GRU"]
 
 
 class LSTMStep(NamedTuple):
-    """The gates and states of one LSTM step, each (N, E_h)."""
+    """The gates and states of one LSTM step, each (N, E_h); as ``LSTMTrace``, of a whole run,
+    each (N, T, E_h)."""
 
     i: torch.Tensor
     f: torch.Tensor
@@ -60,15 +61,7 @@ class LSTMStep(NamedTuple):
     h: torch.Tensor
 
 
-class LSTMTrace(NamedTuple):
-    """Every gate and state of an LSTM run, each (N, T, E_h)."""
-
-    i: torch.Tensor
-    f: torch.Tensor
-    g: torch.Tensor
-    o: torch.Tensor
-    c: torch.Tensor
-    h: torch.Tensor
+LSTMTrace = LSTMStep
 
 
 def lstm_cell(z: torch.Tensor, c: torch.Tensor) -> LSTMStep:
@@ -96,7 +89,7 @@ class _Recurrent(nn.Module):
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, impl: str = "scratch") -> None:
         super().__init__()
         init_recurrent_parameters(self, input_size, hidden_size, self.gates, bias)
-        self.impl = check_impl(impl, self.impls)
+        self.impl = check_choice("impl", impl, self.impls)
 
     def reset_parameters(self) -> None:
         """Uniform in [-1/sqrt(E_h), 1/sqrt(E_h)], as PyTorch does."""
@@ -176,7 +169,7 @@ class LSTM(_Recurrent):
             ``(out, (h_T, c_T))``: every hidden state (N, T, E_h) and the last hidden and cell
             states (N, E_h).
         """
-        impl = check_impl(impl or self.impl, self.impls)
+        impl = check_choice("impl", impl or self.impl, self.impls)
         h0, c0 = (None, None) if state is None else state
         h, c = self._check_inputs(x, {"h0": h0, "c0": c0})
         if impl == "torch":
@@ -186,12 +179,18 @@ class LSTM(_Recurrent):
         if impl == "fast" and x.shape[0] > 0:
             out, h, c = lstm_fast(x, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
             return out, (h, c)
-        outputs = []  # the readable loop: one step of the equations per time step
+        steps = self.unroll(x, h, c)
+        return torch.stack([step.h for step in steps], dim=1), (steps[-1].h, steps[-1].c)
+
+    def unroll(self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor) -> list[LSTMStep]:
+        """The readable loop (``impl="scratch"``) from ``h`` = h_0 and ``c`` = c_0 (N, E_h) over
+        ``x`` (N, T, E_in), T >= 1: one step of the equations per time step, each kept."""
+        steps = []
         for t in range(x.shape[1]):
-            step = self.step(x[:, t], h, c)
+            step = self.step(x[:, t], h, c)  # x_t is x[:, t]
             h, c = step.h, step.c
-            outputs.append(h)
-        return torch.stack(outputs, dim=1), (h, c)
+            steps.append(step)
+        return steps
 
     def trace(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor] | None = None) -> LSTMTrace:
         """The readable loop, keeping every gate (after its nonlinearity), cell and hidden state.
@@ -199,12 +198,7 @@ class LSTM(_Recurrent):
         Takes ``x`` (N, T, E_in) and ``(h0, c0)`` as ``forward``; returns each as (N, T, E_h).
         """
         h0, c0 = (None, None) if state is None else state
-        h, c = self._check_inputs(x, {"h0": h0, "c0": c0})
-        steps = []
-        for t in range(x.shape[1]):
-            step = self.step(x[:, t], h, c)
-            h, c = step.h, step.c
-            steps.append(step)
+        steps = self.unroll(x, *self._check_inputs(x, {"h0": h0, "c0": c0}))
         return LSTMTrace(*(torch.stack(parts, dim=1) for parts in zip(*steps, strict=True)))
 
 
@@ -221,7 +215,7 @@ class GRU(_Recurrent):
 
         Returns ``(out, h_T)``: every hidden state (N, T, E_h) and the last one (N, E_h).
         """
-        impl = check_impl(impl or self.impl, self.impls)
+        impl = check_choice("impl", impl or self.impl, self.impls)
         (h,) = self._check_inputs(x, {"h0": h0})
         if impl == "torch":
             out, h_n = torch.gru(x, h.unsqueeze(0), self._flat_weights(), self.bias, 1, 0.0,

@@ -24,14 +24,13 @@ gate weights have ``nn.LSTM``'s layout.
 
 from __future__ import annotations
 
-import numbers
-
 import torch
 from torch import nn
 from torch.nn import functional as F
 
+from .checks import check_choice, check_int
 from .lstm import lstm_cell
-from .rnn import init_recurrent_parameters
+from .rnn import check_sequence, check_state, init_recurrent_parameters, reset_recurrent_parameters
 
 __all__ = ["LSTMN"]
 
@@ -47,20 +46,16 @@ class LSTMN(nn.Module):
 
     def __init__(self, input_size: int, hidden_size: int, attention_size: int | None = None) -> None:
         super().__init__()
-        a = hidden_size if attention_size is None else attention_size
-        for name, size in (("input_size", input_size), ("hidden_size", hidden_size), ("attention_size", a)):
-            if isinstance(size, bool) or not isinstance(size, numbers.Integral):
-                raise TypeError(f"{name} must be an int, got {type(size).__name__} {size!r}")
-            if size < 1:
-                raise ValueError(f"{name} must be >= 1, got {name}={size}")
+        # the LSTM part, as one layer of nn.LSTM (gates i, f, g, o stacked in 4 E_h rows); checks the sizes
+        init_recurrent_parameters(self, input_size, hidden_size, gates=4, bias=True, reset=False)
+        a = hidden_size if attention_size is None else check_int("attention_size", attention_size)
         self.attention_size = a
         # the intra-attention: a_i^t = v^T tanh(W_h h_i + W_x x_t + W_h~ h~_{t-1})
         self.attn_h = nn.Linear(hidden_size, a, bias=False)  # W_h: (A, E_h)
         self.attn_x = nn.Linear(input_size, a)  # W_x: (A, E_in), and the score's one bias (A,)
         self.attn_s = nn.Linear(hidden_size, a, bias=False)  # W_h~: (A, E_h), reads h~_{t-1}
         self.attn_v = nn.Linear(a, 1, bias=False)  # v^T: (1, A)
-        # the LSTM part, as one layer of nn.LSTM (gates i, f, g, o stacked in 4 E_h rows)
-        init_recurrent_parameters(self, input_size, hidden_size, gates=4, bias=True)
+        reset_recurrent_parameters(self)  # drawn after the attention's weights
 
     def forward(
         self,
@@ -130,23 +125,9 @@ class LSTMN(nn.Module):
 
     def _check_inputs(self, x, lengths, state, attention):
         """Validate the arguments of ``forward`` before any computation; returns h_0, c_0, lengths."""
-        if not isinstance(x, torch.Tensor):
-            raise TypeError(f"x must be a tensor (N, T, E_in), got {type(x).__name__}")
-        dtype = self.weight_ih.dtype
-        if x.dtype != dtype:
-            raise TypeError(
-                f"x has dtype {x.dtype} but the LSTMN's parameters are {dtype}: convert one of them "
-                "(x.to(dtype) or model.to(x.dtype))"
-            )
-        if x.dim() != 3 or x.shape[-1] != self.input_size:
-            raise ValueError(f"x must be (N, T, E_in) with E_in={self.input_size}, got {tuple(x.shape)}")
-        if attention not in ("learned", "last"):
-            raise ValueError(f"attention must be 'learned' or 'last', got {attention!r}")
+        check_sequence(x, self.input_size, self.weight_ih)
+        check_choice("attention", attention, ("learned", "last"))
         n, steps, _ = x.shape
-        if steps == 0:
-            raise ValueError(f"x has T = 0 time steps (shape {tuple(x.shape)}): there is nothing to read")
-        if not torch.isfinite(x).all():
-            raise ValueError("x contains NaN or infinite values")
         if lengths is not None:
             lengths = torch.as_tensor(lengths, device=x.device)
             if lengths.is_floating_point() or lengths.dtype == torch.bool or lengths.is_complex():
@@ -156,16 +137,11 @@ class LSTMN(nn.Module):
                     f"lengths must be (N,) = ({n},) with values in 1..{steps}, "
                     f"got shape {tuple(lengths.shape)}: {lengths.tolist()}"
                 )
-        if state is None:
-            zeros = x.new_zeros(n, self.hidden_size)
-            return zeros, zeros, lengths
-        if not (isinstance(state, (tuple, list)) and len(state) == 2):
+        if state is not None and not (isinstance(state, (tuple, list)) and len(state) == 2):
             raise TypeError(f"state must be a pair (h_0, c_0), got {type(state).__name__}")
-        for name, s in zip(("h_0", "c_0"), state):
-            if not isinstance(s, torch.Tensor):
-                raise TypeError(f"{name} must be a tensor (N, E_h), got {type(s).__name__}")
-            if s.shape != (n, self.hidden_size):
-                raise ValueError(f"{name} must be (N, E_h) = ({n}, {self.hidden_size}), got {tuple(s.shape)}")
-            if s.dtype != dtype:
-                raise TypeError(f"{name} has dtype {s.dtype} but the LSTMN's parameters are {dtype}")
-        return state[0], state[1], lengths
+        h0, c0 = (None, None) if state is None else state
+        return (
+            check_state(h0, "h_0", x, self.hidden_size),
+            check_state(c0, "c_0", x, self.hidden_size),
+            lengths,
+        )

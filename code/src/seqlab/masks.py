@@ -2,21 +2,25 @@
 
 **The convention.** Inside seqlab a mask is a boolean tensor where ``True`` means **may attend**
 (the convention of ``F.scaled_dot_product_attention``): ``mask[..., i, j]`` is True when query i
-may look at key j. Every function of ``seqlab.attention`` and ``seqlab.masks`` takes masks with
-this meaning.
+may look at key j. Every function of ``seqlab.attention`` and ``seqlab.masks``, and the
+``attend``/``encode``/``decode`` methods below the layers' ``forward``, take masks with this
+meaning.
 
-The one exception is at the public boundary of the classes that mirror
-``nn.MultiheadAttention`` (``seqlab.multihead.MultiheadAttention`` and the Transformer layers):
-they keep torch's meaning for their boolean ``key_padding_mask`` and ``attn_mask`` arguments,
-``True`` means **ignore**, so that code written for the built-ins works unchanged. They convert
-once, on the way in, with ``from_torch_args``.
+**Torch's arguments.** The ``forward`` of the classes that mirror ``nn.MultiheadAttention``,
+``nn.TransformerEncoderLayer`` and ``nn.TransformerDecoderLayer``
+(``seqlab.multihead.MultiheadAttention``, ``seqlab.transformer.EncoderLayer``/``DecoderLayer``)
+take ``attn_mask`` and ``key_padding_mask`` as torch does: a bool mask where ``True`` means
+**ignore**, or a float mask that is added to the scores, 0 where allowed and ``-inf`` where not
+(what ``nn.Transformer.generate_square_subsequent_mask`` returns). A float mask with any other
+value (a soft bias such as ALiBi's) is refused with a ``ValueError``: seqlab's attention takes
+masks, not biases. ``from_torch_args`` converts them once, on the way in.
 
 **is_causal.** Next to torch-style masks, ``is_causal=True`` applies the causal mask (query i
 sees keys j <= i). With an explicit mask as well, torch takes ``is_causal`` as a hint that the
 mask *is* causal and, depending on ``need_weights``, uses one or the other; seqlab has one rule:
-the mask must hide every key the causal mask hides (else ``ValueError``), and then it is used. A float mask is
-additive (``to_additive``): 0 where allowed, ``-inf`` where not. A query that may attend to no key
-at all gets zeros from seqlab's attention, never NaN.
+the mask must hide every key the causal mask hides (else ``ValueError``), and then it is used.
+A query that may attend to no key at all gets zeros from seqlab's attention, never NaN (torch's
+built-ins give NaN there).
 
 Shapes: a key-padding mask is (N, S); an attention mask is (L, S), (N, L, S) or (N, H, L, S).
 """
@@ -25,29 +29,17 @@ from __future__ import annotations
 
 import torch
 
+from .checks import check_int, check_mask
+
 __all__ = [
     "padding_mask",
     "causal_mask",
     "from_torch_args",
-    "to_additive",
     "combine",
     "check_mask",
     "local_window",
     "gaussian_window",
 ]
-
-
-def check_mask(mask: torch.Tensor, name: str = "mask", meaning: str = "True = may attend") -> torch.Tensor:
-    """Raise a clear error unless ``mask`` is a boolean tensor; return it.
-
-    ``name`` and ``meaning`` go into the message, so the user learns which argument is at fault
-    and which convention it follows.
-    """
-    if not isinstance(mask, torch.Tensor):
-        raise TypeError(f"{name} must be a bool torch.Tensor ({meaning}), got {type(mask).__name__}")
-    if mask.dtype != torch.bool:
-        raise TypeError(f"{name} must be a bool tensor ({meaning}), got dtype {mask.dtype}")
-    return mask
 
 
 def padding_mask(lengths: torch.Tensor | list[int], max_len: int | None = None) -> torch.Tensor:
@@ -72,8 +64,8 @@ def padding_mask(lengths: torch.Tensor | list[int], max_len: int | None = None) 
         raise ValueError(f"lengths must be >= 0, got {lengths.tolist()}")
     if max_len is None:
         max_len = int(lengths.max()) if lengths.numel() else 0
-    elif isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 0:
-        raise ValueError(f"max_len must be an integer >= 0, got {max_len!r}")
+    else:
+        check_int("max_len", max_len, minimum=0)
     if (lengths > max_len).any():
         raise ValueError(f"a length exceeds max_len={max_len}: {lengths.tolist()}")
     return torch.arange(max_len, device=lengths.device) < lengths.unsqueeze(1)
@@ -100,21 +92,21 @@ def from_torch_args(
     names: tuple[str, str] = ("attn_mask", "key_padding_mask"),
     device: torch.device | None = None,
 ) -> torch.Tensor | None:
-    """The one conversion of torch-style mask arguments (bool, True = ignore) to one seqlab mask
-    (True = may attend) broadcastable to (N, H, L, S); None if there is nothing to mask.
+    """The one conversion of torch-style mask arguments (bool, True = ignore; or float, 0 / -inf)
+    to one seqlab mask (True = may attend) broadcastable to (N, H, L, S); None if there is
+    nothing to mask.
 
     Args:
         attn_mask: (L, S), or (N*H, L, S) when ``heads`` is given (``nn.MultiheadAttention``).
-        key_padding_mask: (N, S), True = padding.
+        key_padding_mask: (N, S), True (or -inf) = padding.
         is_causal: apply the causal mask; an ``attn_mask`` given too must hide every later key.
         shape: (N, L, S).  names: the two arguments' names, for the error messages.
         device: where to build the causal mask.
     """
     n, length, source = shape
-    meaning = "True = ignore, as in nn.MultiheadAttention"
     allowed = causal_mask(length, source, device=device) if is_causal else None
     if attn_mask is not None:
-        check_mask(attn_mask, names[0], meaning)
+        attn_mask = _ignored(attn_mask, names[0])
         shapes = {"(L, S)": (length, source)} | (
             {"(N*H, L, S)": (n * heads, length, source)} if heads else {}
         )
@@ -130,7 +122,7 @@ def from_torch_args(
         allowed = given
     padding = None
     if key_padding_mask is not None:
-        check_mask(key_padding_mask, names[1], meaning)
+        key_padding_mask = _ignored(key_padding_mask, names[1])
         if key_padding_mask.shape != (n, source):
             raise ValueError(
                 f"{names[1]} must be (N, S) = ({n}, {source}), got {tuple(key_padding_mask.shape)}"
@@ -139,12 +131,17 @@ def from_torch_args(
     return combine(allowed, padding)
 
 
-def to_additive(mask: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """Bool mask (True = attend) to an additive float mask: 0 where allowed, -inf elsewhere."""
-    check_mask(mask)
-    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-        raise TypeError(f"to_additive needs a floating dtype (to hold -inf), got dtype={dtype}")
-    return torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(~mask, float("-inf"))
+def _ignored(mask: torch.Tensor, name: str) -> torch.Tensor:
+    """A torch-style mask as a bool mask, True = ignore: a float mask's -inf entries."""
+    meaning = "True = ignore, as in nn.MultiheadAttention"
+    if isinstance(mask, torch.Tensor) and mask.is_floating_point():
+        if not ((mask == 0) | (mask == float("-inf"))).all():
+            raise ValueError(
+                f"{name} is a float mask with values other than 0 and -inf: seqlab's attention takes "
+                f"masks, not additive biases; pass a bool mask ({meaning}) or one of 0 / -inf"
+            )
+        return mask == float("-inf")
+    return check_mask(mask, name, meaning + "; or a float mask of 0 / -inf")
 
 
 def combine(attn_mask: torch.Tensor | None, key_padding: torch.Tensor | None) -> torch.Tensor | None:

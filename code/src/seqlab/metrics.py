@@ -1,4 +1,4 @@
-"""Scoring generated sequences: exact match, token accuracy, and corpus BLEU and chrF.
+"""Scoring generated sequences: exact match and corpus BLEU and chrF.
 
 BLEU and chrF come from sacrebleu, so the numbers are the standard, comparable ones. BLEU
 counts matching word n-grams (n = 1..4) against the reference with a brevity penalty; chrF
@@ -10,11 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import torch
-
-from .text import PAD
-
-__all__ = ["exact_match", "token_accuracy", "corpus_bleu", "corpus_chrf"]
+__all__ = ["exact_match", "corpus_bleu", "corpus_chrf"]
 
 
 def _check_lists(predictions: Sequence[str], references: Sequence[str]) -> None:
@@ -34,23 +30,6 @@ def exact_match(predictions: Sequence[str], references: Sequence[str]) -> float:
     """Fraction of predictions equal to their reference, character for character."""
     _check_lists(predictions, references)
     return sum(p == r for p, r in zip(predictions, references, strict=True)) / len(references)
-
-
-def token_accuracy(predicted: torch.Tensor, target: torch.Tensor, pad_id: int = PAD) -> float:
-    """Fraction of non-padding target positions predicted right; ``predicted``, ``target`` (N, L)."""
-    for name, ids in (("predicted", predicted), ("target", target)):
-        if not isinstance(ids, torch.Tensor) or ids.is_floating_point() or ids.is_complex():
-            raise TypeError(
-                f"{name} must be a tensor of integer token ids, got {getattr(ids, 'dtype', type(ids))}"
-            )
-    if predicted.shape != target.shape:
-        raise ValueError(
-            f"predicted {tuple(predicted.shape)} and target {tuple(target.shape)} differ in shape"
-        )
-    real = target != pad_id
-    if not real.any():
-        raise ValueError("the target has no non-padding positions")
-    return ((predicted == target) & real).sum().item() / real.sum().item()
 
 
 def corpus_bleu(predictions: Sequence[str], references: Sequence[str], tokenize: str = "13a") -> float:

@@ -8,16 +8,18 @@ with an output projection W_o::
     head_h  = attention(Q_h, K_h, V_h)              # (N, L, D) for each of the H heads
     out     = concat(head_1 .. head_H) W_o^T        # (N, L, E)
 
-``MultiheadAttention`` mirrors ``nn.MultiheadAttention`` (batch first): same parameter names and
-layout, so ``from_torch`` copies one, and the same mask meaning in its signature
-(``key_padding_mask`` and bool ``attn_mask``: True = ignore). Inside, masks are converted once by
-``seqlab.masks``. Unlike the built-in, a query with every key masked gets zeros, not NaN.
+``MultiheadAttention`` is a drop-in for ``nn.MultiheadAttention(batch_first=True)``: the same
+parameter names and layout (``load_state_dict`` works both ways; ``from_torch`` copies one), the
+same ``forward`` arguments with the same meanings (``key_padding_mask`` and ``attn_mask``: bool
+True = ignore, or float 0 / -inf, see ``seqlab.masks``) and the same two return values
+``(out, weights)``. Inside, masks are converted once. Unlike the built-in, a query with every
+key masked gets zeros, not NaN.
 
 A decoder that writes one token at a time attends from the new position over every earlier one;
-their keys and values do not change, so ``forward`` returns the keys and values it attended over
-and takes them back as ``cache`` (the *KV cache*): each step projects only the new token. For
-cross-attention the memory's keys and values are projected once (``project_kv``) and passed as
-``memory_kv``.
+their keys and values do not change, so ``attend`` (seqlab's mask meaning, True = may attend)
+returns the keys and values it attended over as a third value and takes them back as ``cache``
+(the *KV cache*): each step projects only the new token. For cross-attention the memory's keys
+and values are projected once (``project_kv``) and passed as ``memory_kv``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import masks as _masks
-from .attention import scaled_dot_product_attention
+from .attention import IMPLS, _attention, _check_mask_shape, scaled_dot_product_attention
+from .checks import check_choice, check_int, check_probability, check_tensor
 
 __all__ = [
     "split_heads",
@@ -46,12 +49,10 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """(N, T, E) -> (N, H, T, D) with D = E / H: head h takes features h*D .. (h+1)*D - 1."""
     if x.dim() != 3:
         raise ValueError(f"x must be (N, T, E), got {tuple(x.shape)}")
-    if isinstance(num_heads, bool) or not isinstance(num_heads, int) or num_heads < 1:
-        raise ValueError(f"num_heads must be a positive integer, got {num_heads!r}")
-    n, t, e = x.shape
-    if e % num_heads:
-        raise ValueError(f"E = {e} is not divisible by the number of heads H = {num_heads}")
-    return x.unflatten(-1, (num_heads, e // num_heads)).transpose(1, 2)
+    check_int("num_heads", num_heads)
+    if x.shape[-1] % num_heads:
+        raise ValueError(f"E = {x.shape[-1]} is not divisible by the number of heads H = {num_heads}")
+    return x.unflatten(-1, (num_heads, x.shape[-1] // num_heads)).transpose(1, 2)
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
@@ -64,12 +65,7 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
 
 def _check_input(name: str, x: torch.Tensor, embed_dim: int, dtype: torch.dtype) -> None:
     """Refuse anything but a (N, T, E) tensor of the module's dtype, naming ``name``."""
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if x.dtype != dtype:
-        raise TypeError(f"{name} has dtype {x.dtype} but the module's parameters are {dtype}")
-    if x.dim() != 3 or x.shape[-1] != embed_dim:
-        raise ValueError(f"{name} must be (N, T, E) with E={embed_dim}, got {tuple(x.shape)}")
+    check_tensor(name, x, "(N, T, E)", dim=3, last=embed_dim, dtype=dtype)
 
 
 class KV(NamedTuple):
@@ -81,7 +77,9 @@ class KV(NamedTuple):
 
 
 class MultiheadAttention(nn.Module):
-    """Multi-head attention with ``nn.MultiheadAttention``'s parameters and signature.
+    """Multi-head attention, a drop-in for ``nn.MultiheadAttention(batch_first=True)``: the same
+    parameters (``state_dict`` loads both ways), ``forward`` arguments, mask meanings and two
+    return values. Batch first is seqlab's convention, so there is no ``batch_first`` argument.
 
     Args:
         embed_dim: E.
@@ -95,17 +93,12 @@ class MultiheadAttention(nn.Module):
         self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True, impl: str = "scratch"
     ) -> None:
         super().__init__()
-        for name, value in (("embed_dim", embed_dim), ("num_heads", num_heads)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {name}={value!r}")
+        check_int("embed_dim", embed_dim), check_int("num_heads", num_heads)
         if embed_dim % num_heads:
             raise ValueError(f"embed_dim = {embed_dim} is not divisible by num_heads = {num_heads}")
-        if impl not in ("scratch", "torch"):
-            raise ValueError(f"impl must be 'scratch' or 'torch', got {impl!r}")
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1:
-            raise ValueError(f"dropout must be a number in [0, 1], got {dropout!r}")
-        self.embed_dim, self.num_heads, self.dropout, self.impl = embed_dim, num_heads, dropout, impl
-        self.head_dim = embed_dim // num_heads
+        self.impl = check_choice("impl", impl, IMPLS)
+        self.embed_dim, self.num_heads, self.head_dim = embed_dim, num_heads, embed_dim // num_heads
+        self.dropout = check_probability("dropout", dropout)
         self.in_proj_weight = nn.Parameter(torch.empty(3 * embed_dim, embed_dim))  # W_q; W_k; W_v
         self.in_proj_bias = nn.Parameter(torch.zeros(3 * embed_dim)) if bias else None
         self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
@@ -116,49 +109,88 @@ class MultiheadAttention(nn.Module):
     def forward(
         self,
         query: torch.Tensor,
-        key: torch.Tensor | None,
-        value: torch.Tensor | None,
+        key: torch.Tensor,
+        value: torch.Tensor,
         key_padding_mask: torch.Tensor | None = None,
         need_weights: bool = True,
         attn_mask: torch.Tensor | None = None,
         average_attn_weights: bool = True,
         is_causal: bool = False,
         *,
-        mask: torch.Tensor | None = None,
-        cache: KV | None = None,
-        memory_kv: KV | None = None,
         impl: str | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor | None, KV]:
-        """Attend from ``query`` (N, L, E) over ``key`` (N, S', E) and ``value`` (N, S', E).
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Attend from ``query`` (N, L, E) over ``key`` (N, S, E) and ``value`` (N, S, E), with
+        ``nn.MultiheadAttention``'s arguments and meanings (``seqlab.masks``).
 
         Args:
-            key_padding_mask: (N, S) bool, True = ignore that key (padding).
+            key_padding_mask: (N, S), bool True (or float -inf) = ignore that key (padding).
             need_weights: return the attention weights (forces the scratch path, which forms them).
-            attn_mask: (L, S) or (N*H, L, S) bool, True = ignore.
+            attn_mask: (L, S) or (N*H, L, S), bool True (or float -inf) = ignore.
             average_attn_weights: average the returned weights over heads: (N, L, S); else
                 (N, H, L, S).
             is_causal: apply the causal mask (query i sees keys j <= i); an ``attn_mask`` given
                 too must hide every key it hides (``seqlab.masks.from_torch_args``).
-            mask: instead of the three above, one mask in seqlab's meaning (True = may attend),
-                broadcastable to (N, H, L, S), for callers that converted theirs already.
+            impl: ``"scratch"`` or ``"torch"``; None uses the module's default (not in torch).
+
+        Returns:
+            ``(out, weights)``: out (N, L, E); the weights as above, or None if not
+            ``need_weights``. ``attend`` also returns the keys and values (a KV cache).
+        """
+        self._check(query, key, value, impl)
+        shape = (query.shape[0], query.shape[1], key.shape[1])
+        mask = _masks.from_torch_args(
+            attn_mask, key_padding_mask, is_causal, shape, self.num_heads, device=query.device
+        )
+        out, weights, _ = self._attend(
+            query, key, value, mask, None, need_weights, average_attn_weights, impl
+        )
+        return out, weights
+
+    def attend(
+        self,
+        query: torch.Tensor,
+        key: torch.Tensor | None,
+        value: torch.Tensor | None,
+        mask: torch.Tensor | None = None,
+        *,
+        cache: KV | None = None,
+        memory_kv: KV | None = None,
+        need_weights: bool = False,
+        average_attn_weights: bool = True,
+        impl: str | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor | None, KV]:
+        """``forward`` with one mask in seqlab's meaning and a KV cache, for decoders.
+
+        Args:
+            mask: bool, True = may attend, broadcastable to (N, H, L, S); None attends everywhere.
             cache: the keys and values of earlier positions (self-attention while decoding);
                 those of ``key`` and ``value`` are appended to them.
             memory_kv: keys and values projected already, from ``project_kv`` (cross-attention
                 over a memory projected once); ``key`` and ``value`` are then None.
-            impl: ``"scratch"`` or ``"torch"``; None uses the module's default.
+            need_weights, average_attn_weights, impl: as for ``forward``.
 
         Returns:
-            ``(out, weights, kv)``: out (N, L, E); weights as above, or None if not
-            ``need_weights``; the keys and values attended over, each (N, H, S, D), to pass
-            back as ``cache`` at the next step.
+            ``(out, weights, kv)``: as ``forward``, and the keys and values attended over, each
+            (N, H, S, D), to pass back as ``cache`` at the next step.
         """
-        mask = self._check(query, key, value, key_padding_mask, attn_mask, is_causal, mask, cache, memory_kv)
+        self._check(query, key, value, impl, cache, memory_kv)
+        if mask is not None:
+            held = sum(kv.keys.shape[2] for kv in (cache, memory_kv) if kv is not None)
+            source = held + (0 if key is None else key.shape[1])
+            scores = (query.shape[0], self.num_heads, query.shape[1], source)  # (N, H, L, S)
+            _check_mask_shape(_masks.check_mask(mask), scores, "scores")
+        kv = memory_kv if memory_kv is not None else cache
+        return self._attend(query, key, value, mask, kv, need_weights, average_attn_weights, impl)
+
+    def _attend(self, query, key, value, mask, kv, need_weights, average_attn_weights, impl):
+        """The equations, on checked arguments; ``kv``: a cache (with ``key``, ``value``) or a
+        projected memory (without)."""
         q, k, v = self._project(query, key, value)  # x W^T + b: (N, L, E), (N, S', E), (N, S', E)
         q = split_heads(q, self.num_heads)  # (N, H, L, D)
-        kv = memory_kv if memory_kv is not None else self._append(cache, k, v)  # (N, H, S, D) each
+        kv = kv if k is None else self._append(kv, k, v)  # the keys and values: (N, H, S, D) each
         impl = "scratch" if need_weights else (impl or self.impl)  # only the scratch path forms weights
         dropout_p = self.dropout if self.training else 0.0
-        heads, weights = scaled_dot_product_attention(q, *kv, mask, impl=impl, dropout_p=dropout_p)
+        heads, weights = _attention(q, *kv, mask, 1 / math.sqrt(self.head_dim), impl, dropout_p)
         out = self.out_proj(merge_heads(heads))  # concatenate the H heads, then W_o: (N, L, E)
         if need_weights and average_attn_weights:
             weights = weights.mean(dim=1)  # (N, L, S)
@@ -189,45 +221,34 @@ class MultiheadAttention(nn.Module):
         _, k, v = self._project(None, x, x)
         return self._append(None, k, v)
 
-    def _check(self, query, key, value, key_padding_mask, attn_mask, is_causal, mask, cache, memory_kv):
-        """Refuse bad inputs, naming the argument; return the one mask (True = may attend)."""
-        dtype = self.in_proj_weight.dtype
+    def _check(self, query, key, value, impl, cache=None, memory_kv=None):
+        """Refuse bad inputs, naming the argument."""
+        if impl is not None:
+            check_choice("impl", impl, IMPLS)
         if (memory_kv is None) != (key is not None and value is not None) or (
             memory_kv is not None and cache is not None
         ):
             raise ValueError(
                 "pass key and value, or memory_kv with key = value = None; a cache needs key and value"
             )
-        if is_causal and cache is not None:
-            raise ValueError("is_causal with a cache: the cached keys precede the new queries; pass a mask")
         named = [("query", query)] + ([("key", key), ("value", value)] if memory_kv is None else [])
         for name, t in named:
-            _check_input(name, t, self.embed_dim, dtype)
-        n, length = query.shape[:2]
+            _check_input(name, t, self.embed_dim, self.in_proj_weight.dtype)
+        n = query.shape[0]
         if memory_kv is None and (key.shape[:2] != value.shape[:2] or key.shape[0] != n):
             raise ValueError(
                 f"query, key, value must share N and key/value must share S: got {tuple(query.shape)}, "
                 f"{tuple(key.shape)}, {tuple(value.shape)}"
             )
-        held = [kv for kv in (cache, memory_kv) if kv is not None]
-        for kv in held:
+        for kv in (cache, memory_kv):
             heads = (n, self.num_heads, self.head_dim)  # (N, H, D)
-            ok = isinstance(kv, KV) and kv.keys.dim() == 4 and kv.keys.shape == kv.values.shape
-            if not ok or (*kv.keys.shape[:2], kv.keys.shape[3]) != heads:
+            ok = kv is None or (
+                isinstance(kv, KV) and kv.keys.dim() == 4 and kv.keys.shape == kv.values.shape
+            )
+            if not ok or (kv is not None and (*kv.keys.shape[:2], kv.keys.shape[3]) != heads):
                 raise ValueError(
                     f"cache and memory_kv must be KV(keys, values), each (N, H, S, D), (N, H, D) = {heads}"
                 )
-        source = sum(kv.keys.shape[2] for kv in held) + (key.shape[1] if key is not None else 0)
-        if mask is None:
-            shape = (n, length, source)
-            return _masks.from_torch_args(
-                attn_mask, key_padding_mask, is_causal, shape, self.num_heads, device=query.device
-            )
-        if attn_mask is not None or key_padding_mask is not None or is_causal:
-            raise ValueError(
-                "pass mask (True = may attend) or torch's attn_mask, key_padding_mask, is_causal, not both"
-            )
-        return _masks.check_mask(mask)
 
     @classmethod
     def from_torch(cls, mha: nn.MultiheadAttention, impl: str = "scratch") -> MultiheadAttention:

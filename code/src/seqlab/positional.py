@@ -20,14 +20,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from .checks import check_int, check_tensor
+
 __all__ = ["sinusoidal_encoding", "SinusoidalPositionalEncoding", "LearnedPositionalEncoding"]
-
-
-def _check_int(name: str, value, minimum: int | None = None) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {name}={value}")
 
 
 def sinusoidal_encoding(
@@ -50,25 +45,28 @@ def sinusoidal_encoding(
             and rounded once, so a float64 table is accurate to the last digit.
         device: where to put the table (default: the CPU).
     """
-    _check_int("length", length, minimum=0)
-    _check_int("dim", dim, minimum=2)
-    _check_int("start", start)
+    check_int("length", length, minimum=0)
+    check_int("dim", dim, minimum=2)
+    check_int("start", start, minimum=None)
     if dim % 2:
         raise ValueError(f"dim must be even (features come in sin/cos pairs), got dim={dim}")
     if isinstance(base, bool) or not isinstance(base, numbers.Real) or not base > 1:
         raise ValueError(f"base must be a number > 1, got base={base!r}")
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"dtype must be a floating torch dtype, got dtype={dtype!r}")
-    # float64 throughout: Python's pow, NumPy's sin and cos (the C library's,
-    # correct to the last bit of a double); rounded once to ``dtype`` at the end
-    base = float(base)
+    return torch.from_numpy(_table(length, dim, float(base), start)).to(device=device, dtype=dtype)
+
+
+def _table(length: int, dim: int, base: float, start: int) -> np.ndarray:
+    """The (T, E) table of ``sinusoidal_encoding``, in float64 throughout: Python's pow, NumPy's
+    sin and cos (the C library's, correct to the last bit of a double)."""
     p = np.arange(start, start + length, dtype=np.float64)[:, None]  # (T, 1)
     omega = np.array([base ** (-2 * i / dim) for i in range(dim // 2)])  # w_i
     angle = p * omega  # p * w_i: (T, E/2)
     table = np.empty((length, dim))
     table[:, 0::2] = np.sin(angle)  # PE[p, 2i]
     table[:, 1::2] = np.cos(angle)  # PE[p, 2i + 1]
-    return torch.from_numpy(table).to(device=device, dtype=dtype)
+    return table
 
 
 class SinusoidalPositionalEncoding(nn.Module):
@@ -77,16 +75,13 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     def __init__(self, dim: int, base: float = 10000.0) -> None:
         super().__init__()
-        _check_int("dim", dim, minimum=2)
+        check_int("dim", dim, minimum=2)
         if dim % 2:
             raise ValueError(f"dim must be even, got dim={dim}")
         self.dim, self.base = dim, base
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-            raise TypeError(f"x must be a floating tensor (N, T, E), got {getattr(x, 'dtype', type(x))}")
-        if x.dim() != 3 or x.shape[-1] != self.dim:
-            raise ValueError(f"x must be (N, T, E) with E={self.dim}, got {tuple(x.shape)}")
+        check_tensor("x", x, "(N, T, E)", dim=3, last=self.dim)
         return x + sinusoidal_encoding(x.shape[1], self.dim, self.base, dtype=x.dtype, device=x.device)
 
 
@@ -95,15 +90,14 @@ class LearnedPositionalEncoding(nn.Module):
 
     def __init__(self, max_len: int, dim: int) -> None:
         super().__init__()
-        _check_int("max_len", max_len, minimum=1)
-        _check_int("dim", dim, minimum=1)
+        check_int("max_len", max_len, minimum=1)
+        check_int("dim", dim, minimum=1)
         self.table = nn.Embedding(max_len, dim)
         nn.init.normal_(self.table.weight, std=0.02)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         max_len, dim = self.table.weight.shape
-        if x.dim() != 3 or x.shape[-1] != dim:
-            raise ValueError(f"x must be (N, T, E) with E={dim}, got {tuple(x.shape)}")
+        check_tensor("x", x, "(N, T, E)", dim=3, last=dim)
         if x.shape[1] > max_len:
             raise ValueError(
                 f"sequence of length {x.shape[1]} is longer than the {max_len} positions this encoding "

@@ -19,10 +19,11 @@ with autograd, and ``set_spectral_radius`` builds recurrent matrices of a chosen
 from __future__ import annotations
 
 import math
-import operator
 
 import torch
 from torch import nn
+
+from .checks import check_choice, check_int
 
 __all__ = [
     "NONLINEARITIES",
@@ -32,7 +33,6 @@ __all__ = [
     "set_spectral_radius",
     "hidden_state_grads",
     "init_recurrent_parameters",
-    "check_impl",
     "check_sequence",
     "check_state",
 ]
@@ -57,29 +57,17 @@ def _phi_prime(a: torch.Tensor, h: torch.Tensor, nonlinearity: str) -> torch.Ten
     return torch.ones_like(a)
 
 
-def _check_nonlinearity(nonlinearity: str) -> None:
-    if nonlinearity not in NONLINEARITIES:
-        raise ValueError(f"nonlinearity must be one of {NONLINEARITIES}, got {nonlinearity!r}")
-
-
 def init_recurrent_parameters(
-    module: nn.Module, input_size: int, hidden_size: int, gates: int, bias: bool
+    module: nn.Module, input_size: int, hidden_size: int, gates: int, bias: bool, reset: bool = True
 ) -> None:
     """Give ``module`` the parameters of one layer of ``nn.RNN`` / ``nn.GRU`` / ``nn.LSTM``.
 
     ``weight_ih`` (gates E_h, E_in), ``weight_hh`` (gates E_h, E_h) and, with ``bias``, ``bias_ih``
     and ``bias_hh`` (gates E_h,): ``gates`` blocks of E_h rows each (1 for the RNN, 3 for the GRU,
-    4 for the LSTM), initialised as PyTorch does. Shared by ``RNNCell`` and ``seqlab.lstm``.
+    4 for the LSTM), initialised as PyTorch does (unless ``reset=False``: the caller will call
+    ``reset_recurrent_parameters``). Shared by ``RNNCell``, ``seqlab.lstm`` and ``seqlab.lstmn``.
     """
-    sizes = {}
-    for name, size in (("input_size", input_size), ("hidden_size", hidden_size)):
-        try:
-            sizes[name] = operator.index(size)  # ints, and numpy / torch integers
-        except TypeError:
-            sizes[name] = 0
-        if isinstance(size, bool) or sizes[name] < 1:
-            raise ValueError(f"{name} must be a positive int, got {size!r}")
-    input_size, hidden_size = sizes["input_size"], sizes["hidden_size"]
+    input_size, hidden_size = check_int("input_size", input_size), check_int("hidden_size", hidden_size)
     module.input_size, module.hidden_size, module.bias = input_size, hidden_size, bias
     rows = gates * hidden_size
     module.weight_ih = nn.Parameter(torch.empty(rows, input_size))
@@ -90,7 +78,8 @@ def init_recurrent_parameters(
     else:
         module.register_parameter("bias_ih", None)
         module.register_parameter("bias_hh", None)
-    reset_recurrent_parameters(module)
+    if reset:
+        reset_recurrent_parameters(module)
 
 
 def reset_recurrent_parameters(module: nn.Module) -> None:
@@ -98,13 +87,6 @@ def reset_recurrent_parameters(module: nn.Module) -> None:
     bound = 1 / math.sqrt(module.hidden_size)
     for p in module.parameters(recurse=False):
         nn.init.uniform_(p, -bound, bound)
-
-
-def check_impl(impl: str, allowed: tuple[str, ...]) -> str:
-    """``impl`` if it is one of ``allowed``, else a ValueError naming the choices."""
-    if impl not in allowed:
-        raise ValueError(f"impl must be one of {allowed}, got {impl!r}")
-    return impl
 
 
 def check_sequence(x: torch.Tensor, input_size: int, weight: torch.Tensor) -> None:
@@ -161,7 +143,7 @@ class RNNCell(nn.Module):
         self, input_size: int, hidden_size: int, nonlinearity: str = "tanh", bias: bool = True
     ) -> None:
         super().__init__()
-        _check_nonlinearity(nonlinearity)
+        check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
         self.nonlinearity = nonlinearity
         init_recurrent_parameters(self, input_size, hidden_size, gates=1, bias=bias)
 
@@ -218,7 +200,7 @@ class RNN(nn.Module):
     nonlinearity = property(lambda self: self.cell.nonlinearity)
 
     def _check_impl(self, impl: str) -> str:
-        check_impl(impl, ("scratch", "torch"))
+        check_choice("impl", impl, ("scratch", "torch"))
         if impl == "torch" and self.cell.nonlinearity == "linear":
             raise ValueError("impl='torch' has no linear RNN kernel; use impl='scratch'")
         return impl

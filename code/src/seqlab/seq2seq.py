@@ -25,6 +25,8 @@ import torch
 from torch import nn
 
 from .attention import AttentionScore, masked_softmax
+from .checks import check_probability
+from .decoding import decoder_step
 from .masks import gaussian_window, local_window, padding_mask
 from .text import PAD
 
@@ -73,8 +75,7 @@ class Seq2Seq(nn.Module):
         attention_size: int | None = None,
     ) -> None:
         super().__init__()
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
-            raise ValueError(f"dropout must be a number in [0, 1), got {dropout!r}")
+        check_probability("dropout", dropout)
         if style not in ("bahdanau", "luong"):
             raise ValueError(f"style must be 'bahdanau' or 'luong', got {style!r}")
         if (input_feeding or window is not None) and (style != "luong" or attention is None):
@@ -144,7 +145,7 @@ class Seq2Seq(nn.Module):
         """Attention of queries (N, L, E_h), at decoder steps ``t`` (N, L), over the encoder
         states: context (N, L, E_h), weights (N, L, S) and window centres p_t (N, L) or None."""
         enc_out = state["enc_out"]
-        scores = self.score(query, enc_out, projected=state["keys"])  # (N, L, S)
+        scores = self.score(query, enc_out, projected=state["keys"], impl="fast")  # (N, L, S)
         allowed = state["source_mask"].unsqueeze(1)  # (N, 1, S): real source positions
         gauss = center = None
         if self.window is not None:
@@ -228,11 +229,4 @@ class Seq2Seq(nn.Module):
             weights.append(w)
         return torch.stack(logits, dim=1), torch.stack(weights, dim=1)
 
-    def decoder_step(self):
-        """``step(tokens, state) -> (log_probs, state)`` for ``seqlab.decoding``."""
-
-        def step(tokens: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict]:
-            logits, state, _ = self.step(tokens.to(state["s"].device), state)
-            return logits.log_softmax(dim=-1), state
-
-        return step
+    decoder_step = decoder_step  # step(tokens, state) -> (log_probs, state), for seqlab.decoding

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
+from .checks import check_int
 from .device import get_device
 from .utils import eval_mode
 
@@ -159,9 +160,7 @@ def linear_decay(steps: int, warmup: int = 0):
     With a fixed budget of steps, ending at a rate of 0 lets the weights settle: the model at the
     last step is not a snapshot of one that still jumps from step to step.
     """
-    for name, value in (("steps", steps), ("warmup", warmup)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be an int, got {value!r}")
+    check_int("steps", steps, minimum=None), check_int("warmup", warmup, minimum=None)
     if steps < 1 or not 0 <= warmup < steps:
         raise ValueError(f"need steps >= 1 and 0 <= warmup < steps, got {steps=}, {warmup=}")
 

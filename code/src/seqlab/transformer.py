@@ -9,18 +9,21 @@ from the decoder and keys and values from the encoder's output (the *memory*)::
 
 ``EncoderLayer.encode`` and ``DecoderLayer.decode`` read as these equations, with one method per
 sub-layer, as in ``nn.TransformerEncoderLayer``: ``_sa_block`` (self-attention, ``self_attn``),
-``_mha_block`` (cross-attention, ``cross_attn``), ``_ff_block`` (the FFN,
+``_mha_block`` (cross-attention, ``multihead_attn``), ``_ff_block`` (the FFN,
 ``max(0, x W_1 + b_1) W_2 + b_2``); both attentions are ``seqlab.multihead.MultiheadAttention``.
 Attention weights are returned when asked (``need_weights=True``), never stored on the module.
 ``residual=False`` drops the ``x +`` and ``layer_norm=False`` drops the norms, to see what they
-do. The layers keep PyTorch's parameter names (ReLU FFN, batch first), so ``from_torch`` copies
-one exactly. Dropout acts where torch's does: on the attention weights, inside the FFN, and on
-every sub-layer's output.
+do. The layers are drop-ins for ``nn.TransformerEncoderLayer`` / ``nn.TransformerDecoderLayer``
+(ReLU FFN, batch first): the same parameter names, so ``load_state_dict`` works both ways (and
+``from_torch`` copies one, its sizes and dropout included), and the same ``forward`` arguments.
+Dropout acts where torch's does: on the attention weights, inside the FFN, and on every
+sub-layer's output.
 
 Masks: the layers' ``forward`` takes ``nn.TransformerEncoderLayer``'s arguments with its meaning
-(bool, True = ignore) and converts them once (``seqlab.masks.from_torch_args``) to seqlab's
-meaning (True = may attend), which everything below it uses; ``Transformer`` builds its masks in
-that meaning from the source lengths, once per batch.
+(bool True = ignore, or float 0 / -inf) and converts them once (``seqlab.masks.from_torch_args``)
+to seqlab's meaning (True = may attend), which everything below it uses (``encode``, ``decode``,
+``MultiheadAttention.attend``); ``Transformer`` builds its masks in that meaning from the source
+lengths, once per batch.
 
 ``Transformer`` is the encoder-decoder for token sequences: embeddings scaled by sqrt(E),
 sinusoidal positions, the two stacks, and an output projection; with ``tie_weights`` the
@@ -41,6 +44,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import masks
+from .checks import check_probability, check_tensor
+from .decoding import decoder_step
 from .multihead import KV, MultiheadAttention
 from .positional import sinusoidal_encoding
 from .utils import eval_mode
@@ -59,8 +64,8 @@ class _Layer(nn.Module):
         norm_first: pre-norm instead of the paper's post-norm.
         residual, layer_norm: set False to remove the residual connections or the LayerNorms.
         layer_norm_eps: the LayerNorms' epsilon.
-        impl: the attention path of every ``MultiheadAttention`` in the layer, ``"torch"``
-            (the fused kernel) or ``"scratch"``.
+        impl: the attention path of every ``MultiheadAttention`` in the layer, ``"scratch"``
+            (the default) or ``"torch"`` (the fused kernel).
     """
 
     sublayers = 2  # self-attention and the FFN; a decoder layer adds cross-attention
@@ -75,11 +80,10 @@ class _Layer(nn.Module):
         residual: bool = True,
         layer_norm: bool = True,
         layer_norm_eps: float = 1e-5,
-        impl: str = "torch",
+        impl: str = "scratch",
     ) -> None:
         super().__init__()
-        if not 0 <= dropout < 1:
-            raise ValueError(f"dropout must lie in [0, 1), got {dropout}")
+        check_probability("dropout", dropout)
         self.norm_first, self.residual = norm_first, residual
         self.linear1 = nn.Linear(d_model, dim_feedforward)  # W_1, b_1
         self.linear2 = nn.Linear(dim_feedforward, d_model)  # W_2, b_2
@@ -93,18 +97,14 @@ class _Layer(nn.Module):
             self.norm3 = norms[2]  # attentions, in torch's order of parameters), cross-attention
         self.self_attn = MultiheadAttention(d_model, nhead, dropout, impl=impl)
         if self.sublayers == 3:
-            self.cross_attn = MultiheadAttention(d_model, nhead, dropout, impl=impl)
+            self.multihead_attn = MultiheadAttention(d_model, nhead, dropout, impl=impl)
 
     def _ff_block(self, x: torch.Tensor) -> torch.Tensor:
         """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 at every position: (N, T, E) -> (N, T, E)."""
         return self.dropout(self.linear2(self.dropout(F.relu(self.linear1(x)))))
 
     def _check(self, x: torch.Tensor, name: str) -> None:
-        d_model = self.linear1.in_features
-        if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-            raise TypeError(f"{name} must be a float tensor (N, T, E), got {getattr(x, 'dtype', type(x))}")
-        if x.dim() != 3 or x.shape[-1] != d_model:
-            raise ValueError(f"{name} must be (N, T, E) with E={d_model}, got {tuple(x.shape)}")
+        check_tensor(name, x, "(N, T, E)", dim=3, last=self.linear1.in_features)
 
     @classmethod
     def from_torch(cls, layer: nn.Module):
@@ -126,8 +126,7 @@ class _Layer(nn.Module):
         )  # fmt: skip
         weight = layer.linear1.weight
         new.to(device=weight.device, dtype=weight.dtype)
-        state = {key.replace("multihead_attn.", "cross_attn."): w for key, w in layer.state_dict().items()}
-        new.load_state_dict(state)
+        new.load_state_dict(layer.state_dict())
         return new
 
 
@@ -143,7 +142,7 @@ class EncoderLayer(_Layer):
         is_causal: bool = False,
         need_weights: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        """``src`` (N, S, E). Masks as in ``nn.TransformerEncoderLayer`` (bool, True = ignore):
+        """``src`` (N, S, E). Masks as in ``nn.TransformerEncoderLayer`` (bool True = ignore, or float -inf):
         ``src_mask`` (S, S), ``src_key_padding_mask`` (N, S) (True = padding); ``is_causal``
         as in ``seqlab.masks.from_torch_args``.
 
@@ -178,8 +177,8 @@ class EncoderLayer(_Layer):
         self, x: torch.Tensor, mask: torch.Tensor | None, need_weights: bool
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """MultiHead(x, x, x), then dropout: (N, S, E), and the weights (N, H, S, S) or None."""
-        h, weights, _ = self.self_attn(
-            x, x, x, mask=mask, need_weights=need_weights, average_attn_weights=False
+        h, weights, _ = self.self_attn.attend(
+            x, x, x, mask, need_weights=need_weights, average_attn_weights=False
         )
         return self.dropout(h), weights
 
@@ -187,8 +186,7 @@ class EncoderLayer(_Layer):
 class DecoderLayer(_Layer):
     """Masked self-attention, cross-attention over the memory, then the FFN.
 
-    Same parameters as ``nn.TransformerDecoderLayer`` (its ``multihead_attn`` is ``cross_attn``
-    here); arguments as for ``_Layer``.
+    Same parameters as ``nn.TransformerDecoderLayer``; arguments as for ``_Layer``.
     """
 
     sublayers = 3
@@ -207,7 +205,7 @@ class DecoderLayer(_Layer):
     ) -> torch.Tensor | tuple[torch.Tensor, dict]:
         """``tgt`` (N, L, E) over ``memory`` (N, S, E). Returns (N, L, E).
 
-        Masks as in ``nn.TransformerDecoderLayer`` (bool, True = ignore): ``tgt_mask`` (L, L),
+        Masks as in ``nn.TransformerDecoderLayer`` (bool True = ignore, or float -inf): ``tgt_mask`` (L, L),
         ``memory_mask`` (L, S), key-padding masks (N, L) and (N, S); ``tgt_is_causal`` and
         ``memory_is_causal`` as in ``seqlab.masks.from_torch_args`` (query i sees targets, or
         memory positions, j <= i). With ``need_weights`` also returns
@@ -226,7 +224,7 @@ class DecoderLayer(_Layer):
             memory_mask, memory_key_padding_mask, memory_is_causal, (n, length, source),
             names=("memory_mask", "memory_key_padding_mask"), device=tgt.device,
         )  # fmt: skip
-        memory_kv = self.cross_attn.project_kv(memory)  # the memory's keys and values
+        memory_kv = self.multihead_attn.project_kv(memory)  # the memory's keys and values
         x, weights, _ = self.decode(tgt, memory_kv, self_mask, memory_mask, None, need_weights)
         return (x, weights) if need_weights else x
 
@@ -241,7 +239,7 @@ class DecoderLayer(_Layer):
     ) -> tuple[torch.Tensor, dict, KV]:
         """The decoder layer's equations on ``x`` (N, L, E), masks True = may attend.
 
-        ``memory_kv``: the memory's keys and values (``cross_attn.project_kv``). ``cache``: the
+        ``memory_kv``: the memory's keys and values (``multihead_attn.project_kv``). ``cache``: the
         keys and values of earlier positions (decoding), or None. Returns the output (N, L, E),
         the weights (``{}`` unless ``need_weights``) and the self-attention cache extended by x.
         """
@@ -266,8 +264,8 @@ class DecoderLayer(_Layer):
         self, x: torch.Tensor, mask: torch.Tensor | None, cache: KV | None, need_weights: bool
     ) -> tuple[torch.Tensor, torch.Tensor | None, KV]:
         """Masked MultiHead(x, x, x) over the cached positions and x itself, then dropout."""
-        h, weights, cache = self.self_attn(
-            x, x, x, mask=mask, cache=cache, need_weights=need_weights, average_attn_weights=False
+        h, weights, cache = self.self_attn.attend(
+            x, x, x, mask, cache=cache, need_weights=need_weights, average_attn_weights=False
         )
         return self.dropout(h), weights, cache
 
@@ -276,14 +274,8 @@ class DecoderLayer(_Layer):
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Cross-attention MultiHead(x, memory, memory): queries from x, keys and values from
         the memory (``memory_kv``, projected once), then dropout."""
-        h, weights, _ = self.cross_attn(
-            x,
-            None,
-            None,
-            mask=mask,
-            memory_kv=memory_kv,
-            need_weights=need_weights,
-            average_attn_weights=False,
+        h, weights, _ = self.multihead_attn.attend(
+            x, None, None, mask, memory_kv=memory_kv, need_weights=need_weights, average_attn_weights=False
         )
         return self.dropout(h), weights
 
@@ -330,12 +322,11 @@ class Transformer(nn.Module):
         layer_norm: bool = True,
         tie_weights: bool = False,
         embedding_dropout: float | None = None,
-        impl: str = "torch",
+        impl: str = "scratch",
     ) -> None:
         super().__init__()
         embedding_dropout = dropout if embedding_dropout is None else embedding_dropout
-        if not 0 <= embedding_dropout < 1:
-            raise ValueError(f"embedding_dropout must lie in [0, 1), got {embedding_dropout}")
+        check_probability("embedding_dropout", embedding_dropout)
         if tie_weights and src_vocab != tgt_vocab:
             raise ValueError(f"tie_weights needs one shared vocabulary, got {src_vocab=} and {tgt_vocab=}")
         if d_model % nhead or d_model % 2:
@@ -407,7 +398,9 @@ class Transformer(nn.Module):
         causal = masks.combine(masks.causal_mask(tgt_in.shape[1], device=src.device), None)  # (1, 1, L, L)
         y = self._embed(self.tgt_embed, tgt_in)
         for layer in self.decoder:
-            y, w, _ = layer.decode(y, layer.cross_attn.project_kv(memory), causal, keys, None, need_weights)
+            y, w, _ = layer.decode(
+                y, layer.multihead_attn.project_kv(memory), causal, keys, None, need_weights
+            )
             weights["decoder"].append(w.get("self"))
             weights["cross"].append(w.get("cross"))
         logits = self.out(self.decoder_norm(y))
@@ -427,7 +420,7 @@ class Transformer(nn.Module):
         memory = self._memory(src, masks.combine(None, source_mask))[0]
         return {
             "source_mask": source_mask,
-            "memory_kv": [layer.cross_attn.project_kv(memory) for layer in self.decoder],
+            "memory_kv": [layer.multihead_attn.project_kv(memory) for layer in self.decoder],
             "caches": [None] * len(self.decoder),
             "t": torch.zeros(src.shape[0], dtype=torch.long, device=src.device),  # (N,) positions
         }
@@ -448,11 +441,4 @@ class Transformer(nn.Module):
         logits = self.out(self.decoder_norm(y)).squeeze(1)
         return logits, {**state, "caches": caches, "t": state["t"] + 1}
 
-    def decoder_step(self):
-        """``step(tokens, state) -> (log_probs, state)`` for ``seqlab.decoding``."""
-
-        def step(tokens: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict]:
-            logits, state = self.step(tokens, state)
-            return logits.log_softmax(dim=-1), state
-
-        return step
+    decoder_step = decoder_step  # step(tokens, state) -> (log_probs, state), for seqlab.decoding

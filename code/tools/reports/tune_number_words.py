@@ -43,7 +43,7 @@ def model_and_recipe(kind: str, setting: dict, src_vocab, tgt_vocab) -> tuple[to
         model = Transformer(
             len(src_vocab), len(tgt_vocab), d_model=64, nhead=4, dim_feedforward=128,
             num_encoder_layers=2, num_decoder_layers=2, tie_weights=True, dropout=0.0,
-            embedding_dropout=setting["embedding_dropout"],
+            embedding_dropout=setting["embedding_dropout"], impl="torch",
         )  # fmt: skip
         peak = 0.5 / (64 * 100) ** 0.5  # the warm-up schedule's peak with c = 0.5, w = 100
         recipe = dict(
