@@ -59,6 +59,25 @@ def test_local_m_window_is_exactly_zero_outside():
         assert torch.all(attention[:, t, outside] == 0)
 
 
+@pytest.mark.parametrize("rate", [0.5, 1 / 3])
+def test_local_m_rate_moves_the_window_centre_to_rate_times_t(rate):
+    torch.manual_seed(6)
+    config = dict(attention="dot", style="luong", window=("local-m", 1), local_m_rate=rate)
+    model = Seq2Seq(12, 10, embed_size=8, hidden_size=16, **config).eval()
+    src, src_len, tgt_in = _batch()
+    _, attention = model(src, src_len, tgt_in)
+    state = model.encode(src, src_len)
+    positions = torch.arange(src.shape[1]).float()
+    for t in range(tgt_in.shape[1]):  # step t looks at |j - rate t| <= 1 only, in both paths
+        _, state, weights = model.step(tgt_in[:, t], state)
+        torch.testing.assert_close(state["center"], torch.full((3,), rate * t))
+        outside = (positions - rate * t).abs() > 1
+        assert torch.all(attention[:, t, outside] == 0) and torch.all(weights[:, outside] == 0)
+        assert (attention[0, t, ~outside] > 0).all()  # row 0 has no padding: the window is read
+    # at t = 3 a rate of 1 would look at positions 2..4; 1/2 looks at 1..2 and 1/3 at 0..2
+    assert torch.all(attention[:, 3, 3:] == 0)
+
+
 def test_local_p_window_is_exactly_zero_outside_its_predicted_centre():
     torch.manual_seed(4)
     model = Seq2Seq(
@@ -117,6 +136,11 @@ def test_bad_configurations_and_inputs():
         Seq2Seq(5, 5, attention="dot", style="bahdanau", input_feeding=True)
     with pytest.raises(ValueError, match="window"):
         Seq2Seq(5, 5, attention="dot", style="luong", window=("local-x", 2))
+    for rate in (0, -0.5, "1", True):
+        with pytest.raises(ValueError, match="local_m_rate must be a number > 0"):
+            Seq2Seq(5, 5, attention="dot", style="luong", window=("local-m", 2), local_m_rate=rate)
+    with pytest.raises(ValueError, match="local_m_rate needs window"):
+        Seq2Seq(5, 5, attention="dot", style="luong", window=("local-p", 2), local_m_rate=0.5)
     model = Seq2Seq(12, 10, embed_size=8, hidden_size=16)
     with pytest.raises(ValueError, match="src_len must lie"):
         model.encode(torch.ones(2, 3, dtype=torch.long), torch.tensor([3, 4]))

@@ -12,9 +12,10 @@ c_t), and uses it:
   state h~_t = tanh(W_c [c_t; s_t]) makes the prediction; with input feeding, h~_{t-1} is also
   fed into the next step's input.
 
-``window=("local-m", D)`` or ``("local-p", D)`` restricts Luong attention to 2D + 1 source
-positions around p_t = t (monotonic) or a predicted p_t = S sigmoid(v_p^T tanh(W_p s_t)), the
-latter weighted by a Gaussian with sigma = D / 2. Padded source positions never get weight.
+``window=("local-m", D)`` or ``("local-p", D)`` restricts Luong attention to the source
+positions within D of p_t = r t (monotonic; ``local_m_rate`` r, 1 by default, is the source
+positions per target step) or of a predicted p_t = S sigmoid(v_p^T tanh(W_p s_t)), the latter
+weighted by a Gaussian with sigma = D / 2. Padded source positions never get weight.
 
 Shapes: src (N, S), tgt_in / tgt_out (N, L) token ids; logits (N, L, V); attention (N, L, S).
 """
@@ -58,6 +59,8 @@ class Seq2Seq(nn.Module):
             each prediction (Luong et al. used 0.2); 0 turns it off.
         attention_size: A, the width of the hidden layer of the concat and additive scores
             (default: E_h).
+        local_m_rate: r in local-m's centre p_t = r t (window ("local-m", D) only): 1 when
+            source and target advance together, 1 / k when a source token spans k target tokens.
     """
 
     def __init__(
@@ -73,6 +76,7 @@ class Seq2Seq(nn.Module):
         bidirectional: bool = False,
         dropout: float = 0.0,
         attention_size: int | None = None,
+        local_m_rate: float = 1.0,
     ) -> None:
         super().__init__()
         check_probability("dropout", dropout)
@@ -82,7 +86,12 @@ class Seq2Seq(nn.Module):
             raise ValueError("input_feeding and window need attention with style='luong'")
         if window is not None and (window[0] not in ("local-m", "local-p") or int(window[1]) < 1):
             raise ValueError(f"window must be ('local-m', D) or ('local-p', D) with D >= 1, got {window!r}")
+        if isinstance(local_m_rate, bool) or not isinstance(local_m_rate, (int, float)) or local_m_rate <= 0:
+            raise ValueError(f"local_m_rate must be a number > 0, got {local_m_rate!r}")
+        if local_m_rate != 1 and (window is None or window[0] != "local-m"):
+            raise ValueError(f"local_m_rate needs window=('local-m', D), got window={window!r}")
         self.attention, self.style, self.input_feeding, self.window = attention, style, input_feeding, window
+        self.local_m_rate = float(local_m_rate)
         self.hidden_size = hidden_size
         self.src_embed = nn.Embedding(src_vocab, embed_size, padding_idx=PAD)
         self.tgt_embed = nn.Embedding(tgt_vocab, embed_size, padding_idx=PAD)
@@ -151,7 +160,7 @@ class Seq2Seq(nn.Module):
         if self.window is not None:
             kind, half = self.window[0], int(self.window[1])
             if kind == "local-m":
-                center = t.float()  # p_t = t
+                center = self.local_m_rate * t.float()  # p_t = r t
             else:  # p_t = S * sigmoid(v_p^T tanh(W_p s_t)), S the true source length
                 center = state["length"].unsqueeze(1) * torch.sigmoid(self.position(query)).squeeze(-1)
                 gauss = gaussian_window(center, enc_out.shape[1], half)
