@@ -87,25 +87,28 @@ def pages(root: Path) -> list[str]:
     return found
 
 
-def set_dark(page) -> bool:
-    """Switch the page to dark mode with the theme's toggle; False if the page has none."""
-    button = page.locator(".theme-switch-button").first
+def set_mode(page, mode: str) -> bool:
+    """Switch the page to ``mode`` ("light" or "dark") with the theme's own toggle button; False
+    if the page has none."""
     if page.locator(".theme-switch-button").count() == 0:
         return False
-    for _ in range(3):  # the toggle cycles light -> dark -> auto (or auto -> light -> dark)
-        if page.evaluate(THEME_JS) == "dark":
+    button = page.locator(".theme-switch-button").first
+    for _ in range(3):  # the toggle cycles light -> dark -> auto (auto: light in this browser)
+        if page.evaluate(THEME_JS) == mode:
             return True
         if button.is_visible():
             button.click()
         else:  # at narrow widths the header's copy may be hidden: click it from script
             page.evaluate("() => document.querySelector('.theme-switch-button').click()")
         page.wait_for_timeout(100)
-    return page.evaluate(THEME_JS) == "dark"
+    return page.evaluate(THEME_JS) == mode
 
 
-def check_page(browser, axe, url: str, width: int, dark: bool) -> tuple[str, list[dict]]:
-    """axe's violations on one page in one state; returns (state name, violations)."""
-    context = browser.new_context(viewport={"width": width, "height": HEIGHT})
+def check_page(browser, axe, url: str, widths=WIDTHS) -> list[tuple[str, list[dict]]]:
+    """axe's violations on one page in every state: [(state name, violations)]. The page is
+    loaded once (and typeset once), then resized and switched between light and dark."""
+    context = browser.new_context(viewport={"width": widths[0], "height": HEIGHT}, color_scheme="light")
+    results = []
     try:
         page = context.new_page()
         # the page under test stays loaded: a redirect (index.html's meta refresh) is answered
@@ -120,15 +123,19 @@ def check_page(browser, axe, url: str, width: int, dark: bool) -> tuple[str, lis
         )
         page.goto(url, wait_until="load")
         page.evaluate(MATHJAX_JS)
-        state = f"{width}px"
-        if dark:
-            if not set_dark(page):
-                return f"{state} dark (no theme toggle)", []
-            state += " dark"
-        page.evaluate(UNFOLD_JS)
-        page.wait_for_timeout(200)  # CSS transitions of the opened toggles
-        result = axe.run(page, options={"runOnly": {"type": "tag", "values": TAGS}})
-        return state, result.response["violations"]
+        for width in widths:
+            page.set_viewport_size({"width": width, "height": HEIGHT})
+            for mode in ("light", "dark"):
+                state = f"{width}px" + (" dark" if mode == "dark" else "")
+                if not set_mode(page, mode):
+                    if mode == "dark":
+                        results.append((f"{state} (no theme toggle)", []))
+                        continue
+                page.evaluate(UNFOLD_JS)
+                page.wait_for_timeout(300)  # CSS transitions: opened toggles, the colour switch
+                result = axe.run(page, options={"runOnly": {"type": "tag", "values": TAGS}})
+                results.append((state, result.response["violations"]))
+        return results
     finally:
         context.close()
 
@@ -151,30 +158,28 @@ def check_site(root: Path, only: list[str] | None = None, widths=WIDTHS) -> dict
             try:
                 for name in names:
                     entry = {"states": [], "violations": {}}
-                    for width in widths:
-                        for dark in (False, True):
-                            try:
-                                state, violations = check_page(browser, axe, f"{base}/{name}", width, dark)
-                            except PlaywrightError as err:  # reported as a failure, not skipped
-                                state = f"{width}px{' dark' if dark else ''}"
-                                violations = [_error(err)]
-                            entry["states"].append(state)
-                            for v in violations:
-                                for node in v["nodes"]:
-                                    target = " ".join(map(str, node.get("target", [])))
-                                    found = entry["violations"].setdefault(
-                                        f"{v['id']} {target}",
-                                        {
-                                            "rule": v["id"],
-                                            "impact": v.get("impact"),
-                                            "help": v.get("help"),
-                                            "target": target,
-                                            "html": node.get("html", "")[:200],
-                                            "summary": node.get("failureSummary", ""),
-                                            "states": [],
-                                        },
-                                    )
-                                    found["states"].append(state)
+                    try:
+                        states = check_page(browser, axe, f"{base}/{name}", widths)
+                    except PlaywrightError as err:  # reported as a failure, not skipped
+                        states = [("load", [_error(err)])]
+                    for state, violations in states:
+                        entry["states"].append(state)
+                        for v in violations:
+                            for node in v["nodes"]:
+                                target = " ".join(map(str, node.get("target", [])))
+                                found = entry["violations"].setdefault(
+                                    f"{v['id']} {target}",
+                                    {
+                                        "rule": v["id"],
+                                        "impact": v.get("impact"),
+                                        "help": v.get("help"),
+                                        "target": target,
+                                        "html": node.get("html", "")[:200],
+                                        "summary": node.get("failureSummary", ""),
+                                        "states": [],
+                                    },
+                                )
+                                found["states"].append(state)
                     report[name] = entry
                     counts = _by_rule(entry)
                     print(f"checked {name}: {sum(counts.values())} violation(s)", file=sys.stderr, flush=True)
