@@ -31,7 +31,7 @@ OMP_ENV = env $$($(TOOL) tools.reports.wait_policy)
 
 PORT ?= 8888
 
-.PHONY: help install test lint format lab book student check-notebooks check-autograder publish grade bench-grade timings robustness bench tune diagrams page clean
+.PHONY: help install test lint format lab book student check-notebooks check-a11y check-autograder publish grade bench-grade timings robustness bench tune diagrams page clean
 
 help:
 	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions; EXECUTION=cache)"
@@ -39,6 +39,7 @@ help:
 	@echo "make lab                  JupyterLab on the course venv, in chapters/ (PORT=; widgets: tqdm bars)"
 	@echo "make student              student notebooks and autograder zips into dist/ (CHAPTER=)"
 	@echo "make check-notebooks      run every student notebook in JupyterLab in Chromium (CHAPTER=; slow)"
+	@echo "make check-a11y           axe-core's WCAG 2.1 A/AA rules on every page of _build/html, in Chromium"
 	@echo "make check-autograder     grade with each zip from a fresh venv, outside the repo (CHAPTER=; slow)"
 	@echo "make publish              push the built book (student notebooks included) to gh-pages (REMOTE=)"
 	@echo "make grade SUBMISSIONS=D  grade every notebook under D: grades.csv, feedback/ (CHAPTER=, JOBS=)"
@@ -107,6 +108,13 @@ student: $(STAMP)
 check-notebooks: $(STAMP)
 	test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
 	$(TOOL) tools.checks.check_notebooks $(if $(CHAPTER),--only $(CHAPTER))
+	if [ -d _build/html ]; then $(MAKE) check-a11y; fi
+
+# Every page of the built book (make book first), 1280 and 720 px wide, light and dark, every
+# toggle opened: 0 violations of axe-core's WCAG 2.1 A/AA rules (code/tools/checks/a11y_check.py).
+check-a11y: $(STAMP)
+	test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
+	$(TOOL) tools.checks.a11y_check _build/html
 
 # Not part of `make test` (a fresh install per chapter takes minutes): the zips from `make student`
 # grade a correct and an untouched notebook from a new venv holding only what each zip declares.

@@ -7,7 +7,8 @@
   ``page`` (one chapter's page);
 - ``handout/``: the student notebook (``student``, ``plain_notebook``) and ``publish``;
 - ``grading/``: ``grade`` (with its ``sandbox``), ``bench_grade``, ``check_autograder``;
-- ``checks/``: ``leak_check`` (the built book) and ``check_notebooks`` (JupyterLab in Chromium);
+- ``checks/``: ``leak_check`` (the built book), ``check_notebooks`` (JupyterLab in Chromium) and
+  ``a11y_check`` (axe-core on every built page);
 - ``reports/``: timings, robustness, bench, glued values, the tuning run, the OpenMP wait policy;
 - ``diagrams/``: the concept diagrams (``python -m tools.diagrams.build``).
 """

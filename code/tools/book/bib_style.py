@@ -4,10 +4,16 @@ The chapters cite as "Hochreiter and Schmidhuber (1997)" (``bibtex_reference_sty
 pybtex's stock styles label the reference list [1], [2], ... or [HS97]. This registers a pybtex
 style, ``authoryear``, that sorts the list by author and year and labels each entry the way the
 text cites it ("Vaswani et al., 2017"), so a reader finds a citation in the list by its name.
+
+It also writes the reference list as a valid ARIA list. Docutils' HTML writer wraps the entries in
+``<div role="list">`` but gives each the role ``doc-biblioentry``, which DPUB-ARIA 1.1 deprecates
+(axe-core: ``aria-deprecated-role``) and which does not count as a list item, so the list has no
+items (``aria-required-children``). Here each entry is a ``listitem``.
 """
 
 from __future__ import annotations
 
+from docutils import nodes
 from pybtex.plugin import register_plugin
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
 from pybtex.style.labels import BaseLabelStyle
@@ -42,5 +48,19 @@ register_plugin("pybtex.style.formatting", "authoryear", AuthorYearStyle)
 assert SortingStyle  # the sorting style ships with pybtex
 
 
+def visit_citation(self, node):
+    """One reference, a ``listitem`` of the ``list`` that a run of references opens."""
+    if not isinstance(node.previous_sibling(), type(node)):
+        self.body.append('<div role="list" class="citation-list">\n')
+    self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
+
+
+def depart_citation(self, node):
+    self.body.append("</div>\n")
+    if not isinstance(node.next_node(descend=False, siblings=True), type(node)):
+        self.body.append("</div>\n")  # the end of the run: close the list
+
+
 def setup(app):
+    app.add_node(nodes.citation, override=True, html=(visit_citation, depart_citation))
     return {"parallel_read_safe": True, "parallel_write_safe": True}

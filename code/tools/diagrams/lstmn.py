@@ -61,7 +61,11 @@ def lstmn_tapes():
     arrow(ax, (sx + sw, cy + hh / 2), (lx, cy + hh / 2))
     box(ax, lx + 0.05, 1.15, 0.6, hh, "$x_t$", role="input")
     arrow(ax, (lx + lw / 2, 1.15 + hh), (lx + lw / 2, cy))
-    arrow(ax, (lx + 0.05, 1.3), (4.9, 0.6), connection="arc3,rad=-0.2")  # x_t -> scores
+    arrow(ax, (lx + 0.05, 1.3), (4.9, 0.62), connection="arc3,rad=-0.2")  # x_t -> scores
+    # the previous step's summary, the third input of the score
+    box(ax, lx - 0.05, 0.18, 0.8, hh, "$\\tilde h_{t-1}$", role="hidden", fontsize=10.5)
+    arrow(ax, (lx - 0.05, 0.18 + hh / 2), (4.9, 0.18 + hh / 2))  # previous summary -> scores
+    label(ax, lx + 0.35, 0.08, "previous summary", fontsize=8.5, va="center")
     # the new entry t
     nx = 6.25
     box(ax, nx, hy, 0.6, hh, "$h_t$", role="hidden")

@@ -1,9 +1,10 @@
 """The Luong chapter's concept diagram: where global, local-m and local-p attention may look.
 
-Three panels side by side, one decoder step t = 3 over a source of S = 10 encoder states. Global
-attention weights every source position; local-m only the window [t - D, t + D] (D = 2) around
-p_t = t; local-p the window around a predicted p_t, with the weights multiplied by a Gaussian of
-sigma = D / 2. Positions outside the window (red) get weight exactly zero."""
+Three panels side by side, one decoder step t = 3 over a source of S = 10 encoder states, steps
+and positions counted from 0 as in seqlab and the chapter's text. Global attention weights every
+source position; local-m only the window [t - D, t + D] (D = 2) around p_t = t; local-p the window
+around a predicted p_t, with the weights multiplied by a Gaussian of sigma = D / 2. Positions
+outside the window (red) get weight exactly zero."""
 
 from __future__ import annotations
 
@@ -34,18 +35,19 @@ def _panel(ax, x0, title, subtitle, allowed, weights, center=None, gauss=None):
     for j in range(S):
         x = x0 + j * (cell + gap)
         box(ax, x, 0.55, cell, cell, "", role="memory" if allowed[j] else "mask", rounded=False)
-        label(ax, x + cell / 2, 0.38, str(j + 1), fontsize=7.5, color=GREY)
+        label(ax, x + cell / 2, 0.38, str(j), fontsize=7.5, color=GREY)
         if weights[j] > 0:
             ax.add_patch(
                 Rectangle((x + 0.03, 0.85), cell - 0.06, 1.2 * weights[j] / top, fc=ROLE["weight"][1])
             )
-    if center is not None:  # p_t: a position 1 .. S, drawn at its cell's centre
-        xc = x0 + (center - 1) * (cell + gap) + cell / 2
+    if center is not None:  # p_t: a position 0 .. S - 1, drawn at its cell's centre
+        xc = x0 + center * (cell + gap) + cell / 2
         ax.plot([xc, xc], [0.5, 2.2], color=ROLE["query"][1], lw=1.2, ls=(0, (3, 2)))
         label(ax, xc, 2.28, "$p_t$", fontsize=9, color=ROLE["query"][1])
     if gauss is not None:
-        xs = [x0 + (j - 1) * (cell + gap) + cell / 2 for j in [1 + k / 10 for k in range(0, 91)]]
-        ys = [0.85 + 1.2 * math.exp(-((1 + k / 10 - center) ** 2) / (2 * (D / 2) ** 2)) for k in range(0, 91)]
+        js = [k / 10 for k in range(0, 10 * (S - 1) + 1)]  # from position 0 to S - 1
+        xs = [x0 + j * (cell + gap) + cell / 2 for j in js]
+        ys = [0.85 + 1.2 * math.exp(-((j - center) ** 2) / (2 * (D / 2) ** 2)) for j in js]
         ax.plot(xs, ys, color=ROLE["query"][1], lw=1.0)
     label(ax, x0 + 1.1, 0.15, "source position $j$", fontsize=8.5, color=GREY)
     right = center is None or center < S / 2  # the sum goes on the side away from p_t
@@ -57,12 +59,12 @@ def luong_windows():
     fig, ax = figure(7.0, 3.0)
     everywhere = [True] * S
     _panel(ax, 0.1, "global", "all $S$ positions", everywhere, _weights(everywhere))
-    window_m = [abs(j + 1 - T) <= D for j in range(S)]
+    window_m = [abs(j - T) <= D for j in range(S)]
     _panel(
         ax, 2.45, "local-m", f"$p_t = t = {T}$, window $2D+1 = {2 * D + 1}$", window_m, _weights(window_m), T
     )
-    window_p = [abs(j + 1 - P_PRED) <= D for j in range(S)]
-    gauss = [math.exp(-((j + 1 - P_PRED) ** 2) / (2 * (D / 2) ** 2)) for j in range(S)]
+    window_p = [abs(j - P_PRED) <= D for j in range(S)]
+    gauss = [math.exp(-((j - P_PRED) ** 2) / (2 * (D / 2) ** 2)) for j in range(S)]
     _panel(ax, 4.8, "local-p", r"predicted $p_t$, $\times$ Gaussian", window_p, _weights(window_p, gauss),
            P_PRED, gauss)  # fmt: skip
     return fig
