@@ -302,7 +302,7 @@ def number_words_task(
     return _draw_pairs(n, split, seed, make, lambda source, target: f"{source_lang}:{source}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _spell(value: int, lang: str) -> str:
     """``value`` in words (num2words), spelled once per process: tasks draw each number often."""
     from num2words import num2words
@@ -324,9 +324,7 @@ def number_words_split(
         raise ValueError(f"max_value must be at least 10, got {max_value}")
     sources = ((v, _spell(v, source_lang)) for v in range(max_value + 1))
     return [
-        (s, _spell(v, target_lang))
-        for v, s in sources
-        if split_of(f"{source_lang}:{s}".encode()) == split
+        (s, _spell(v, target_lang)) for v, s in sources if split_of(f"{source_lang}:{s}".encode()) == split
     ]
 
 
