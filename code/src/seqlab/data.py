@@ -21,6 +21,7 @@ String-pair tasks (a list of ``(source, target)`` strings, for ``seqlab.text.enc
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable
 from typing import NamedTuple
@@ -289,16 +290,22 @@ def number_words_task(
     Returns:
         ``n`` pairs such as ``("twenty-three", "dreiundzwanzig")``.
     """
-    from num2words import num2words
-
     if max_value < 10:
         raise ValueError(f"max_value must be at least 10, got {max_value}")
 
     def make(rng):
         value = rng.randint(0, max_value)
-        return num2words(value, lang=source_lang), num2words(value, lang=target_lang)
+        return _spell(value, source_lang), _spell(value, target_lang)
 
     return _draw_pairs(n, split, seed, make, lambda source, target: f"{source_lang}:{source}")
+
+
+@functools.cache
+def _spell(value: int, lang: str) -> str:
+    """``value`` in words (num2words), spelled once per process: tasks draw each number often."""
+    from num2words import num2words
+
+    return num2words(value, lang=lang)
 
 
 def number_words_split(
@@ -309,15 +316,11 @@ def number_words_split(
     The same split as ``number_words_task`` (decided by the source spelling), drawn exhaustively:
     a held-out set as large as the split allows (1,012 test numbers up to 9,999).
     """
-    from num2words import num2words
-
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     if max_value < 10:
         raise ValueError(f"max_value must be at least 10, got {max_value}")
-    sources = ((v, num2words(v, lang=source_lang)) for v in range(max_value + 1))
+    sources = ((v, _spell(v, source_lang)) for v in range(max_value + 1))
     return [
-        (s, num2words(v, lang=target_lang))
-        for v, s in sources
-        if split_of(f"{source_lang}:{s}".encode()) == split
+        (s, _spell(v, target_lang)) for v, s in sources if split_of(f"{source_lang}:{s}".encode()) == split
     ]
