@@ -2,7 +2,7 @@
 
 Both models of the comparison (the Transformer, and the GRU encoder-decoder with Luong's dot
 attention) get the same effort: eight settings each, three choices of two values, every run
-seeded and bounded by the chapter's number of training pairs (400 steps of 64 or 200 of 128), on
+seeded and bounded by the chapter's number of training pairs (500 steps of 64 or 250 of 128), on
 the task as the chapter reads it: English number words as words, German ones letter by letter
 (the Transformer's two vocabularies share one set of ids, for its tied weights). Each
 is scored on the *validation* split (exact match, then the teacher-forced cross-entropy to break
@@ -31,7 +31,7 @@ from seqlab.seq2seq import Seq2Seq
 from seqlab.train import fit, linear_decay
 from seqlab.transformer import Transformer
 
-PAIRS = 25_600  # training pairs per run: 400 steps of 64, or 200 of 128 (the chapter's budget)
+PAIRS = 32_000  # training pairs per run: 500 steps of 64, or 250 of 128 (the chapter's budget)
 GRIDS = {
     "transformer": {"embedding_dropout": (0.0, 0.2), "smoothing": (0.0, 0.1), "batch_size": (64, 128)},
     "gru": {"dropout": (0.0, 0.2), "lr": (3e-3, 1e-2), "batch_size": (64, 128)},
