@@ -70,3 +70,23 @@ def test_text_splits_never_overlap():
         sources = {split: {s for s, _ in make(300, split=split, seed=3)} for split in data.SPLITS}
         assert not sources["train"] & sources["test"] and not sources["train"] & sources["validation"]
         assert not sources["validation"] & sources["test"]
+
+
+def test_joint_vocabs_share_ids_across_levels():
+    pairs = [("twenty-three", "dreiundzwanzig"), ("one hundred", "einhundert")]
+    src, tgt = text.joint_vocabs(pairs)
+    assert src.level == "word" and tgt.level == "char"
+    assert src.itos == tgt.itos and src.stoi == tgt.stoi and len(src) == len(tgt)
+    assert {"twenty", "-", "hundred", "d", "z"} <= set(src.itos)  # words and letters, once each
+    ids = src.encode("twenty-three")
+    assert len(ids) == 3 and text.UNK not in ids and src.decode(ids) == "twenty - three"
+    assert tgt.decode(tgt.encode("einhundert", eos=True)) == "einhundert"
+    batch = text.encode_pairs(pairs, src, tgt)
+    assert batch.src.shape == (2, 3) and batch.tgt_out.shape == (2, 15)
+    assert max(int(batch.src.max()), int(batch.tgt_out.max())) < len(src)  # one embedding fits both
+    with pytest.raises(ValueError, match="pairs"):
+        text.joint_vocabs([])
+    with pytest.raises(TypeError, match="string pairs"):
+        text.joint_vocabs([("one", 1)])
+    with pytest.raises(ValueError, match="level"):
+        text.joint_vocabs(pairs, src_level="bytes")

@@ -3,7 +3,9 @@
 The text tasks of ``seqlab.data`` are strings. A ``Vocab`` maps each token to an id, with four
 special tokens at fixed ids (``PAD = 0``, ``BOS = 1``, ``EOS = 2``, ``UNK = 3``). A token is a
 character (``level="char"``, the default), or a word or punctuation mark (``level="word"``:
-"twenty-three," is ``twenty``, ``-``, ``three``, ``,``), which makes a sentence 5-6 times shorter.
+"twenty-three," is ``twenty``, ``-``, ``three``, ``,``), which makes a sentence 5-6 times shorter;
+``joint_vocabs`` gives a word-level source and a character-level target one set of ids (for tied
+embeddings).
 ``encode_pairs`` turns (source, target) pairs into the tensors a sequence-to-sequence model
 trains on::
 
@@ -21,7 +23,7 @@ from typing import NamedTuple
 
 import torch
 
-__all__ = ["PAD", "BOS", "EOS", "UNK", "Vocab", "pad", "Seq2SeqBatch", "encode_pairs"]
+__all__ = ["PAD", "BOS", "EOS", "UNK", "Vocab", "joint_vocabs", "pad", "Seq2SeqBatch", "encode_pairs"]
 
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
 SPECIALS = ("<pad>", "<bos>", "<eos>", "<unk>")
@@ -72,6 +74,32 @@ class Vocab:
                 continue
             out.append(self.itos[i] if 0 <= i < len(self.itos) else SPECIALS[UNK])
         return ("" if self.level == "char" else " ").join(out)
+
+
+def joint_vocabs(
+    pairs: Sequence[tuple[str, str]], src_level: str = "word", tgt_level: str = "char"
+) -> tuple[Vocab, Vocab]:
+    """A source and a target vocabulary, each with its own level, over one set of ids.
+
+    Each tokenizes as its ``level`` says (English number words as words, German ones as
+    letters), but both hold every token of both sides, in one order: an id means the same token
+    in either, so a model can tie its source embedding, target embedding and output layer to
+    one (V, E) matrix (``Transformer(tie_weights=True)``). ``pairs``: (source, target) strings.
+    """
+    if isinstance(pairs, str) or not isinstance(pairs, Sequence) or not pairs:
+        raise ValueError("pairs must be a non-empty list of (source, target) string pairs")
+
+    def is_pair(p: object) -> bool:
+        return isinstance(p, tuple) and len(p) == 2 and all(isinstance(s, str) for s in p)
+
+    bad = [p for p in pairs if not is_pair(p)]
+    if bad:
+        raise TypeError(f"pairs must hold (source, target) string pairs, got {bad[0]!r}")
+    src, tgt = Vocab((s for s, _ in pairs), src_level), Vocab((t for _, t in pairs), tgt_level)
+    itos = list(SPECIALS) + sorted(set(src.itos[len(SPECIALS) :]) | set(tgt.itos[len(SPECIALS) :]))
+    for vocab in (src, tgt):
+        vocab.itos, vocab.stoi = list(itos), {s: i for i, s in enumerate(itos)}
+    return src, tgt
 
 
 def pad(sequences: Sequence[Sequence[int]], value: int = PAD) -> tuple[torch.Tensor, torch.Tensor]:
