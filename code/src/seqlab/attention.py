@@ -6,10 +6,8 @@ Scaled dot-product attention (chapter "Self-attention and multi-head attention")
     weights = softmax(scores over S)       # each row sums to 1 over the keys it may see
     out     = weights v                    # (..., L, D_v)
 
-``impl="scratch"`` computes these three lines; ``impl="torch"`` calls
-``F.scaled_dot_product_attention``. Masks follow seqlab's convention (bool, True = may attend,
-see ``seqlab.masks``). A query that may attend to no key at all gets an all-zero output and
-all-zero weights, never NaN, in both paths.
+``impl="scratch"`` computes these lines, ``impl="torch"`` calls ``F.scaled_dot_product_attention``;
+masks are bool, True = may attend. A query that may attend to no key gets zeros, never NaN.
 
 The RNN attention chapters score a decoder state s against encoder states h_j in four ways
 (Luong et al. 2015; Bahdanau et al. 2015), all in ``AttentionScore``::
@@ -30,25 +28,17 @@ import math
 import torch
 import torch.nn.functional as F
 
-from .checks import check_choice, check_probability
+from .checks import check_choice, check_probability, check_tensor
 from .masks import check_mask
 
 IMPLS = ("scratch", "torch")  # the readable equations, or PyTorch's fused kernel
 
-__all__ = [
-    "scaled_dot_product_attention",
-    "masked_softmax",
-    "AttentionScore",
-]
+__all__ = ["scaled_dot_product_attention", "masked_softmax", "AttentionScore"]
 
 
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """Softmax over the last axis, restricted to ``mask`` (True = may attend, broadcastable to
-    the scores' shape).
-
-    Masked entries get weight exactly 0; a row with no allowed entry gets all zeros (and a
-    finite gradient), never NaN.
-    """
+    """Softmax over the last axis restricted to ``mask`` (True = may attend, broadcastable to
+    ``scores``); a row with no allowed entry gets zeros (and a finite gradient), never NaN."""
     if not isinstance(scores, torch.Tensor) or not scores.is_floating_point():
         raise TypeError(
             f"scores must be a floating-point tensor, got {getattr(scores, 'dtype', type(scores))}"
@@ -70,7 +60,6 @@ def _masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Te
 
 
 def _check_mask_shape(mask: torch.Tensor, target: tuple[int, ...], what: str) -> None:
-    """Refuse a mask that does not broadcast to ``target``, or that would enlarge it."""
     try:
         shape = torch.broadcast_shapes(mask.shape, target)
     except RuntimeError:
@@ -83,12 +72,9 @@ def _check_mask_shape(mask: torch.Tensor, target: tuple[int, ...], what: str) ->
 
 
 def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Size:
-    """Refuse bad q, k, v (types, dtypes, shapes); return their broadcast batch shape."""
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-        if not t.is_floating_point():
-            raise TypeError(f"{name} must be a floating-point tensor, got dtype {t.dtype}")
+    """Refuse bad q, k, v; return their broadcast batch shape."""
+    for name, t, shape in (("q", q, "(..., L, D)"), ("k", k, "(..., S, D)"), ("v", v, "(..., S, D_v)")):
+        check_tensor(name, t, shape)
     if not q.dtype == k.dtype == v.dtype:
         raise TypeError(f"q, k, v must share one dtype: got q {q.dtype}, k {k.dtype}, v {v.dtype}")
     if q.dim() < 2 or q.dim() != k.dim() or k.dim() != v.dim():
@@ -123,23 +109,9 @@ def scaled_dot_product_attention(
     impl: str = "scratch",
     dropout_p: float = 0.0,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """Attention of queries ``q`` over keys ``k`` and values ``v``.
-
-    Args:
-        q: (..., L, D) queries, e.g. (N, H, L, D).
-        k: (..., S, D) keys.
-        v: (..., S, D_v) values.
-        mask: bool, True = may attend, broadcastable to (..., L, S); None attends everywhere.
-        scale: multiplies the scores; default 1 / sqrt(D).
-        impl: ``"scratch"`` (the three lines above) or ``"torch"`` (the fused kernel, which
-            never forms the weights).
-        dropout_p: dropout on the weights (training only: pass 0 in evaluation); the returned
-            weights are the ones before dropout.
-
-    Returns:
-        ``(out, weights)``: out (..., L, D_v); the weights (..., L, S), or None from the fused
-        kernel.
-    """
+    """Queries ``q`` (..., L, D) over keys ``k`` (..., S, D) and values ``v`` (..., S, D_v), ``mask``
+    broadcastable to (..., L, S), ``scale`` (None: 1 / sqrt(D)), ``dropout_p`` on the weights.
+    Returns out (..., L, D_v) and the weights before dropout (..., L, S) (None from "torch")."""
     batch = _check_qkv(q, k, v)
     check_choice("impl", impl, IMPLS)
     if mask is not None:
@@ -166,18 +138,12 @@ SCORES = ("dot", "general", "concat", "additive")
 
 
 class AttentionScore(torch.nn.Module):
-    """Alignment scores e (N, L, S) of queries (N, L, E_q) against keys (N, S, E_k).
-
-    Args:
-        kind: ``"dot"``, ``"general"``, ``"concat"`` or ``"additive"`` (see the module docstring).
-        query_size, key_size: E_q and E_k (equal for ``"dot"``).
-        attention_size: width of the hidden layer of ``"concat"`` and ``"additive"``.
-    """
+    """Alignment scores e (N, L, S) of queries (N, L, E_q) against keys (N, S, E_k); ``kind`` as in
+    the module docstring, ``attention_size`` the hidden width of concat and additive."""
 
     def __init__(self, kind: str, query_size: int, key_size: int, attention_size: int | None = None) -> None:
         super().__init__()
-        if kind not in SCORES:
-            raise ValueError(f"kind must be one of {SCORES}, got {kind!r}")
+        check_choice("kind", kind, SCORES)
         if kind == "dot" and query_size != key_size:
             raise ValueError(f"dot scores need query_size == key_size, got {query_size} and {key_size}")
         self.kind = kind
@@ -206,15 +172,10 @@ class AttentionScore(torch.nn.Module):
         return None
 
     def forward(
-        self,
-        query: torch.Tensor,
-        keys: torch.Tensor,
-        impl: str = "scratch",
-        projected: torch.Tensor | None = None,
+        self, query: torch.Tensor, keys: torch.Tensor, impl: str = "scratch", projected=None
     ) -> torch.Tensor:
-        """Scores (N, L, S). ``impl="scratch"`` loops over the keys one by one, as the equations
-        read; ``impl="fast"`` computes all at once. Both give the same numbers.
-        ``projected``: ``project_keys(keys)``, if the caller kept it (fast path)."""
+        """Scores (N, L, S): ``impl="scratch"`` one key at a time, as the equations read; ``"fast"``
+        all at once, reusing ``projected`` = ``project_keys(keys)`` if given."""
         if query.dim() != 3 or keys.dim() != 3 or query.shape[0] != keys.shape[0]:
             raise ValueError(
                 "query must be (N, L, E_q) and keys (N, S, E_k), "

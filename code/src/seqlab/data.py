@@ -1,22 +1,10 @@
 """Offline task generators: every data set of the course is made here from a seed.
 
-Nothing is downloaded. Each generator returns tensors for one split, ``"train"``, ``"validation"``
-or ``"test"``, and the splits never overlap: an example belongs to the split chosen by a hash of
-its content (80% / 10% / 10%), and a generator keeps drawing until it has ``n`` examples of the
-split it was asked for. So the same example can never appear in two splits, whatever the seeds.
-
-Tensor tasks (an ``Example(x, y)`` of tensors):
-
-- ``sequence_task``: copy, reverse or sort a sequence of tokens (``x`` and ``y`` are ``(N, T)``).
-- ``adding_task``: the adding problem of Hochreiter & Schmidhuber (``x`` is ``(N, T, 2)``).
-- ``copy_memory_task``: remember ``k`` symbols over a chosen lag, then write them out.
-
-String-pair tasks (a list of ``(source, target)`` strings, for ``seqlab.text.encode_pairs``):
-
-- ``dates_task``: a date written in one of ``DATE_LOCALES`` and ``DATE_FORMATS`` (month and day
-  names from Unicode's CLDR data, through Babel) to its ISO form ``YYYY-MM-DD``.
-- ``number_words_task``: a number in English words to the same number in German words
-  (through num2words); German puts the units before the tens, so attention must reorder.
+Nothing is downloaded. An example belongs to the split (``"train"``, ``"validation"``, ``"test"``)
+chosen by a hash of its content (80% / 10% / 10%), and a generator draws until it has ``n``
+examples of its split, so no example is in two splits, whatever the seeds. Tensor tasks return an
+``Example(x, y)``; ``dates_task`` and ``number_words_task`` return ``(source, target)`` strings
+for ``seqlab.text.encode_pairs``.
 """
 
 from __future__ import annotations
@@ -27,6 +15,8 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import torch
+
+from .checks import check_choice
 
 __all__ = [
     "SPLITS",
@@ -67,8 +57,7 @@ def split_of(content: bytes) -> str:
 def _check_common(n: int, split: str, seed: int) -> None:
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be a positive int, got {n!r}")
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    check_choice("split", split, SPLITS)
     if not isinstance(seed, int):
         raise TypeError(f"seed must be an int, got {type(seed).__name__}")
 
@@ -97,29 +86,11 @@ def _draw(
     raise RuntimeError(f"could not draw {n} examples for split {split!r}; is the task too small?")
 
 
-def sequence_task(
-    n: int,
-    length: int,
-    kind: str = "copy",
-    vocab: int = 10,
-    split: str = "train",
-    seed: int = 0,
-) -> Example:
-    """Copy, reverse or sort a random token sequence.
-
-    Args:
-        n: number of examples N.
-        length: sequence length T.
-        kind: ``"copy"`` (y = x), ``"reverse"`` (y = x backwards) or ``"sort"`` (y = sorted x).
-        vocab: tokens are drawn uniformly from ``0 .. vocab - 1``.
-        split, seed: which split, and the seed of the draw.
-
-    Returns:
-        ``Example(x, y)``, both ``(N, T)`` int64.
-    """
+def sequence_task(n: int, length: int, kind: str = "copy", vocab: int = 10, split="train", seed=0) -> Example:
+    """Copy, reverse or sort (``kind``) N sequences of length T of tokens ``0 .. vocab - 1``:
+    ``Example(x, y)``, both (N, T) int64."""
     _check_common(n, split, seed)
-    if kind not in ("copy", "reverse", "sort"):
-        raise ValueError(f"kind must be 'copy', 'reverse' or 'sort', got {kind!r}")
+    check_choice("kind", kind, ("copy", "reverse", "sort"))
     if length < 1 or vocab < 2:
         raise ValueError(f"need length >= 1 and vocab >= 2, got length={length}, vocab={vocab}")
 
@@ -137,15 +108,9 @@ def sequence_task(
 
 
 def adding_task(n: int, length: int, split: str = "train", seed: int = 0) -> Example:
-    """The adding problem: add the two numbers that carry a marker.
-
-    Each step carries two features: a value drawn uniformly from [0, 1) and a marker that is 1 at
-    exactly two steps (one in each half of the sequence) and 0 elsewhere. The target is the sum
-    of the two marked values. Predicting the mean (1.0) gives a mean squared error of 1/6.
-
-    Returns:
-        ``Example(x, y)``: x ``(N, T, 2)`` float32, y ``(N,)`` float32.
-    """
+    """The adding problem (Hochreiter & Schmidhuber): each step holds a value in [0, 1) and a marker,
+    1 at one step in each half; y is the sum of the two marked values (predicting 1.0 gives an MSE
+    of 1/6). ``Example(x, y)``: x (N, T, 2), y (N,), float32."""
     _check_common(n, split, seed)
     if length < 2:
         raise ValueError(f"the adding problem needs length >= 2, got {length}")
@@ -167,31 +132,12 @@ def adding_task(n: int, length: int, split: str = "train", seed: int = 0) -> Exa
 
 
 def copy_memory_task(
-    n: int,
-    lag: int,
-    k: int = 5,
-    n_symbols: int = 8,
-    noise: bool = False,
-    split: str = "train",
-    seed: int = 0,
+    n: int, lag: int, k: int = 5, n_symbols: int = 8, noise: bool = False, split="train", seed=0
 ) -> Example:
-    """The copy-memory task: read ``k`` symbols, wait, then write them out again.
-
-    Tokens: 0 is the blank, ``1 .. n_symbols`` are symbols, ``n_symbols + 1`` is the delimiter
-    (so the vocabulary has ``n_symbols + 2`` tokens). The input is the ``k`` symbols, ``lag``
-    blanks, the delimiter and ``k - 1`` blanks; the target is ``k + lag`` blanks followed by the
-    ``k`` symbols. Every symbol must be recalled exactly ``k + lag`` steps after it was read, and
-    the sequence length is ``T = 2k + lag``. Guessing gives an accuracy of ``1 / n_symbols`` on the
-    recalled positions ``y[:, -k:]``.
-
-    With ``noise=True`` the ``lag`` waiting steps carry random symbols instead of blanks: the
-    network must hold on to the first ``k`` symbols and ignore everything after them. Every
-    example is then different, so even ``k = 1`` has disjoint splits of any size (with blanks
-    there are only ``n_symbols ** k`` distinct examples to share among the splits).
-
-    Returns:
-        ``Example(x, y)``, both ``(N, T)`` int64.
-    """
+    """Read ``k`` symbols (tokens ``1 .. n_symbols``; 0 is the blank), ``lag`` blanks (random symbols
+    with ``noise``, so that even k = 1 has disjoint splits of any size), the delimiter
+    ``n_symbols + 1`` and k - 1 blanks; the target is k + lag blanks, then the k symbols.
+    ``Example(x, y)``, both (N, T = 2k + lag) int64; guessing scores ``1 / n_symbols``."""
     _check_common(n, split, seed)
     if lag < 0 or k < 1 or n_symbols < 2:
         raise ValueError(f"need lag >= 0, k >= 1, n_symbols >= 2; got {lag=}, {k=}, {n_symbols=}")
@@ -215,9 +161,6 @@ def copy_memory_task(
     return _draw(n, split, seed, make, lambda x, y: x[:k].numpy().tobytes())
 
 
-# --------------------------------------------------------------------------- text-to-text tasks
-# These return lists of (source, target) strings; seqlab.text turns them into padded tensors.
-
 DATE_FORMATS = ("full", "long", "medium", "d MMMM y", "EEE d MMM y", "MMMM d, y")
 DATE_LOCALES = ("en", "fr", "de", "es", "it")
 
@@ -238,34 +181,18 @@ def _draw_pairs(n, split, seed, make, key) -> list[tuple[str, str]]:
     raise RuntimeError(f"could not draw {n} pairs for split {split!r}; is the task too small?")
 
 
-def dates_task(
-    n: int,
-    split: str = "train",
-    seed: int = 0,
-    locales: tuple[str, ...] = DATE_LOCALES,
-    formats: tuple[str, ...] = DATE_FORMATS,
-    years: tuple[int, int] = (1950, 2049),
-) -> list[tuple[str, str]]:
-    """Human-readable dates in several languages, to ISO ``YYYY-MM-DD``.
-
-    Month and day names come from the Unicode CLDR data in Babel; every format spells the month
-    out and writes a four-digit year, so no source is ambiguous. The case is randomised (as
-    written, lower or upper). The alignment between source and target is nearly monotonic.
-    Splits are decided by the source string.
-
-    Returns:
-        ``n`` pairs such as ``("Tuesday, March 7, 2023", "2023-03-07")``.
-    """
+def dates_task(n: int, split: str = "train", seed: int = 0) -> list[tuple[str, str]]:
+    """Dates 1950-2049 in ``DATE_LOCALES`` and ``DATE_FORMATS`` (CLDR names through Babel; the month
+    spelled out, random case) to ISO, e.g. ``("Tuesday, March 7, 2023", "2023-03-07")``."""
     import datetime
 
     from babel.dates import format_date
 
-    first = datetime.date(years[0], 1, 1).toordinal()
-    last = datetime.date(years[1], 12, 31).toordinal()
+    first, last = datetime.date(1950, 1, 1).toordinal(), datetime.date(2049, 12, 31).toordinal()
 
     def make(rng):
         day = datetime.date.fromordinal(rng.randint(first, last))
-        text = format_date(day, rng.choice(formats), locale=rng.choice(locales))
+        text = format_date(day, rng.choice(DATE_FORMATS), locale=rng.choice(DATE_LOCALES))
         case = rng.random()
         text = text.lower() if case < 0.3 else text.upper() if case < 0.45 else text
         return text, day.isoformat()
@@ -273,31 +200,9 @@ def dates_task(
     return _draw_pairs(n, split, seed, make, lambda source, target: source)
 
 
-def number_words_task(
-    n: int,
-    split: str = "train",
-    seed: int = 0,
-    source_lang: str = "en",
-    target_lang: str = "de",
-    max_value: int = 9999,
-) -> list[tuple[str, str]]:
-    """A number written in words in one language, to the same number in another (num2words).
-
-    English to German is the default: German puts the units before the tens
-    ("twenty-three" -> "dreiundzwanzig"), so attention must reorder. Splits are decided by the
-    number itself, so a test number never appears in training in any spelling.
-
-    Returns:
-        ``n`` pairs such as ``("twenty-three", "dreiundzwanzig")``.
-    """
+def _check_max_value(max_value: int) -> None:
     if max_value < 10:
         raise ValueError(f"max_value must be at least 10, got {max_value}")
-
-    def make(rng):
-        value = rng.randint(0, max_value)
-        return _spell(value, source_lang), _spell(value, target_lang)
-
-    return _draw_pairs(n, split, seed, make, lambda source, target: f"{source_lang}:{source}")
 
 
 @functools.cache
@@ -308,19 +213,22 @@ def _spell(value: int, lang: str) -> str:
     return num2words(value, lang=lang)
 
 
-def number_words_split(
-    split: str = "test", source_lang: str = "en", target_lang: str = "de", max_value: int = 9999
-) -> list[tuple[str, str]]:
-    """Every number from 0 to ``max_value`` that belongs to ``split``, once, in increasing order.
+def number_words_task(n: int, split: str = "train", seed: int = 0, max_value: int = 9999) -> list:
+    """A number 0 .. ``max_value`` in English words to German words (num2words), e.g. ("twenty-three",
+    "dreiundzwanzig"): German puts the units first, so attention must reorder."""
+    _check_max_value(max_value)
 
-    The same split as ``number_words_task`` (decided by the source spelling), drawn exhaustively:
-    a held-out set as large as the split allows (1,012 test numbers up to 9,999).
-    """
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-    if max_value < 10:
-        raise ValueError(f"max_value must be at least 10, got {max_value}")
-    sources = ((v, _spell(v, source_lang)) for v in range(max_value + 1))
-    return [
-        (s, _spell(v, target_lang)) for v, s in sources if split_of(f"{source_lang}:{s}".encode()) == split
-    ]
+    def make(rng):
+        value = rng.randint(0, max_value)
+        return _spell(value, "en"), _spell(value, "de")
+
+    return _draw_pairs(n, split, seed, make, lambda source, target: f"en:{source}")
+
+
+def number_words_split(split: str = "test", max_value: int = 9999) -> list[tuple[str, str]]:
+    """Every pair of ``number_words_task`` in ``split``, once, in increasing order (1,012 test
+    numbers up to 9,999)."""
+    check_choice("split", split, SPLITS)
+    _check_max_value(max_value)
+    sources = ((v, _spell(v, "en")) for v in range(max_value + 1))
+    return [(s, _spell(v, "de")) for v, s in sources if split_of(f"en:{s}".encode()) == split]

@@ -1,25 +1,12 @@
 """Turning a trained decoder into sequences: greedy decoding and beam search.
 
-Both work with any model through one function, ``step(tokens, state) -> (log_probs, state)``:
-given the last token of each hypothesis (B,) and the model's state for each (any tensor, or a
-tuple, list or dict of tensors, with the hypotheses along dimension 0), it returns the
-log-probabilities of the next token (B, V) and the new state. An RNN decoder's state is its
-hidden state; a Transformer's can be the prefix so far.
-
-- ``greedy`` takes the most probable token at every step,
-  y_t = argmax_v log p(v | y_<t, x): fast, batched, and it can never undo a choice.
-- ``beam_search`` (one input) and ``beam_search_batch`` (N inputs, one model call per step)
-  keep the ``beam_size`` (k) prefixes with the highest summed log-probability
-  at every step: it extends each of them by every token, scores the k V extensions, and keeps
-  the k best. Finished hypotheses are ranked by ``log p(y | x) / |y| ** alpha``; with
-  ``alpha = 0`` short outputs are favoured (every token costs probability), ``alpha = 1`` ranks
-  by mean log-probability per token.
-
-The tokens fed to the model stay on the device of the state (or of the log-probabilities the
-model returns): nothing is copied to the CPU and back at each step. Beam search moves only its
-bookkeeping to the host: the scores of the hypotheses that have just finished.
-``CountingStep`` wraps a step function to count its calls and the hypotheses it scores, a
-measure of decoding cost that does not depend on the machine's load.
+Both use any model through ``step(tokens, state) -> (log_probs, state)``: the last token of each
+hypothesis (B,) and its state (a tensor, or a tuple, list or dict of tensors, hypotheses along
+dimension 0) give the next token's log-probabilities (B, V) and the new state. ``greedy`` takes
+y_t = argmax_v log p(v | y_<t, x); ``beam_search`` keeps the ``beam_size`` (k) prefixes of highest
+summed log-probability, and ranks finished ones by ``log p(y | x) / |y| ** alpha`` (alpha = 0
+favours short outputs). Tokens stay on the model's device. ``CountingStep`` counts the calls
+and rows a search costs, a measure of decoding cost that does not depend on the machine's load.
 """
 
 from __future__ import annotations
@@ -54,7 +41,6 @@ def select_state(state: State, index: torch.Tensor) -> State:
 
 
 def _tensors(state: State) -> list[torch.Tensor]:
-    """Every tensor in ``state`` (nested tuples, lists and dicts)."""
     if isinstance(state, torch.Tensor):
         return [state]
     if isinstance(state, (tuple, list)):
@@ -74,8 +60,7 @@ def _state_device(state: State, device: str | torch.device | None) -> torch.devi
 
 def decoder_step(model) -> Step:
     """``step(tokens, state) -> (log_probs, state)`` for a model whose ``model.step(tokens, state)``
-    returns the logits (N, V) and the new state first; the tokens move to the state's device.
-    ``Seq2Seq`` and ``Transformer`` take it as their method ``decoder_step()``."""
+    returns logits (N, V) and the new state first (``Seq2Seq`` and ``Transformer``'s method)."""
 
     def step(tokens: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
         logits, state = model.step(tokens.to(_state_device(state, None)), state)[:2]
@@ -119,27 +104,13 @@ def greedy(
     pad: int = PAD,
     device: str | torch.device | None = None,
 ) -> torch.Tensor:
-    """Greedy decoding of a batch: at every step, the most probable next token of each row.
-
-    Args:
-        step: the model, as described in the module docstring.
-        state: the initial state, ``batch_size`` rows along dimension 0.
-        batch_size: N, the number of inputs decoded together.
-        max_len: the most tokens to generate per row (EOS included).
-        bos, eos, pad: the token ids of begin-of-sequence, end-of-sequence and padding.
-        device: where the token ids live; default: the device of the state's first tensor.
-
-    Returns:
-        (N, T) token ids without the BOS, T <= ``max_len``, on the device of the model's
-        log-probabilities; each row ends at its first EOS (included) and is padded with ``pad``
-        after it.
-    """
+    """Greedy decoding of N = ``batch_size`` rows of ``state``: (N, T <= ``max_len``) token ids
+    without BOS, each row ending at its first EOS, then ``pad``."""
     _check_args(step, state, batch_size, max_len, bos=bos, eos=eos, pad=pad)
     return _greedy(step, state, batch_size, max_len, bos, eos, pad, _state_device(state, device))
 
 
 def _greedy(step, state, batch_size, max_len, bos, eos, pad, device) -> torch.Tensor:
-    """``greedy`` on checked arguments."""
     tokens = torch.full((batch_size,), bos, dtype=torch.long, device=device)  # y_0 = BOS
     done = None  # (N,) rows that have produced EOS, made where the model answers
     out = []
@@ -169,21 +140,8 @@ def beam_search(
     eos: int = EOS,
     device: str | torch.device | None = None,
 ) -> list[tuple[torch.Tensor, float]]:
-    """Beam search for one input (``state`` has batch size 1): ``beam_search_batch`` with N = 1.
-
-    Args:
-        step: the model, as described in the module docstring.
-        state: the initial state for the single input.
-        beam_size: k, the number of hypotheses kept alive at every step.
-        max_len: the longest output (EOS included); hypotheses still alive then are finished.
-        alpha: length normalisation (>= 0), score = log p / length ** alpha.
-        bos, eos: the token ids of begin- and end-of-sequence.
-        device: where the token ids live; default: the device of the state's first tensor.
-
-    Returns:
-        Up to ``beam_size`` finished hypotheses, best first: ``(tokens, score)`` with tokens the
-        (T,) ids without BOS (ending with EOS unless cut at ``max_len``).
-    """
+    """Beam search for one input: up to ``beam_size`` ``(tokens (T,) without BOS, score)``, best
+    first; hypotheses still alive at ``max_len`` are finished there."""
     return beam_search_batch(step, state, 1, beam_size, max_len, alpha, bos, eos, device)[0]
 
 
@@ -199,13 +157,8 @@ def beam_search_batch(
     eos: int = EOS,
     device: str | torch.device | None = None,
 ) -> list[list[tuple[torch.Tensor, float]]]:
-    """Beam search for N inputs at once: for each input, what ``beam_search`` returns for it alone.
-
-    The alive hypotheses of every input are run through ``step`` together, one call per step
-    (rows grouped by input, at most ``beam_size`` per input); an input leaves the batch when its
-    search ends. ``state`` holds ``batch_size`` rows. Returns a list of N lists of
-    ``(tokens, score)``, best first, as ``beam_search``.
-    """
+    """``beam_search`` for each of N = ``batch_size`` inputs, with one ``step`` call per position
+    for all the alive hypotheses (grouped by input)."""
     check_int("beam_size", beam_size)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < math.inf:
         raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
@@ -216,7 +169,6 @@ def beam_search_batch(
 
 
 def _beam_search(step, state, batch_size, beam_size, max_len, alpha, bos, eos, dev):
-    """``beam_search_batch`` on checked arguments."""
     owner = torch.arange(batch_size, device=dev)  # (R,): the input each alive row belongs to
     alive = torch.full((batch_size, 1), bos, dtype=torch.long, device=dev)  # (R, t)
     scores = torch.zeros(batch_size, device=dev)  # (R,)
@@ -274,20 +226,12 @@ def _beam_search(step, state, batch_size, beam_size, max_len, alpha, bos, eos, d
 
 
 class CountingStep:
-    """A step function that counts its calls and the hypotheses (rows) it scores.
-
-    ``counted = CountingStep(model.decoder_step())`` is used like the step it wraps; afterwards
-    ``counted.calls`` is the number of decoder steps run and ``counted.rows`` the number of
-    hypotheses extended (one row of log-probabilities each). Both are properties of the search,
-    not of the machine, so they measure decoding cost the same way under any load.
-    """
+    """A step function that counts its ``calls`` and the hypotheses (``rows``) it scores."""
 
     def __init__(self, step: Step) -> None:
         if not callable(step):
             raise TypeError(f"step must be a function step(tokens, state), got {type(step).__name__}")
-        self.step = step
-        self.calls = 0
-        self.rows = 0
+        self.step, self.calls, self.rows = step, 0, 0
 
     def __call__(self, tokens: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
         self.calls += 1

@@ -1,24 +1,9 @@
 """The plumbing of the sequence-to-sequence experiments, so that a chapter shows one call.
 
-Every translation-style chapter (seq2seq, Bahdanau, Luong, the Transformer) trains a model that
-maps a source string to a target string and scores it by exact match on held-out pairs. What
-they share lives here:
-
-- ``copy_pairs``: (source, target) string pairs of the copy task at several lengths;
-- ``sequence_loss``: teacher-forced cross-entropy over the target tokens, padding ignored;
-- ``translate``: batched greedy decoding of a list of source strings;
-- ``exact_match_eval``: an ``eval_fn`` for ``seqlab.train.fit`` that decodes held-out pairs and
-  returns ``{"exact_match": ...}`` (and BLEU/chrF when asked);
-- ``target_log_probs``: log p(y | x) of given targets under the model (teacher forcing), to
-  tell a search error (the model prefers the right answer, the search missed it) from a model
-  error;
-- ``beam_eval``: beam search over held-out pairs for several beam sizes and length
-  normalisations, with exact match and the cost per sequence (decoder calls, hypotheses scored,
-  and wall time beside them).
-
-A model fits if it has ``forward(src, src_len, tgt_in)`` returning logits (N, L, V) (or a tuple
-whose first item is the logits), ``encode(src, src_len) -> state`` and ``decoder_step()`` as
-``seqlab.decoding`` expects: ``seqlab.seq2seq.Seq2Seq`` and ``seqlab.transformer.Transformer`` do.
+The translation-style chapters train a model that maps a source string to a target string and
+score it by exact match on held-out pairs. A model fits if it has ``forward(src, src_len,
+tgt_in)`` returning logits (N, L, V) (or a tuple, logits first), ``encode(src, src_len) -> state``
+and ``decoder_step()`` (``seqlab.decoding``), as ``Seq2Seq`` and ``Transformer`` do.
 """
 
 from __future__ import annotations
@@ -69,11 +54,8 @@ def _check_model(model: object) -> None:
 def copy_pairs(
     lengths: Sequence[int], per_length: int, split: str, vocab: int = 10, seed: int = 0
 ) -> list[tuple[str, str]]:
-    """``per_length`` copy-task pairs ``(s, s)`` for every length in ``lengths``.
-
-    The symbols are the letters ``a``, ``b``, ... (``vocab`` of them); ``split`` and ``seed`` pick
-    the examples as ``seqlab.data.sequence_task`` does, so the splits never overlap.
-    """
+    """``per_length`` copy-task pairs ``(s, s)`` of each length, over ``vocab`` letters a, b, ...
+    (drawn by ``seqlab.data.sequence_task``, so the splits never overlap)."""
     if (
         isinstance(lengths, int)
         or not lengths
@@ -91,13 +73,8 @@ def copy_pairs(
 
 
 def sequence_loss(model: nn.Module, batch: Seq2SeqBatch, smoothing: float = 0.0) -> torch.Tensor:
-    """Teacher-forced cross-entropy of ``model`` on ``batch``, averaged over non-padding targets.
-
-    ``batch``: a ``Seq2SeqBatch`` (src (N, S), src_len (N,), tgt_in (N, L), tgt_out (N, L)).
-    ``smoothing``: label smoothing, the target distribution being
-    ``(1 - smoothing) * one_hot + smoothing / V`` (as ``F.cross_entropy(label_smoothing=...)``).
-    Returns a scalar. Use as ``fit(model, batch, sequence_loss, ...)``.
-    """
+    """Teacher-forced cross-entropy (label ``smoothing`` as ``F.cross_entropy``'s), averaged over the
+    non-padding targets of ``batch`` (src (N, S), src_len (N,), tgt_in (N, L), tgt_out (N, L))."""
     if not isinstance(batch, Seq2SeqBatch):
         raise TypeError(f"batch must be a seqlab.text.Seq2SeqBatch, got {type(batch).__name__}")
     if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float)) or not 0 <= smoothing < 1:
@@ -116,18 +93,9 @@ def sequence_loss(model: nn.Module, batch: Seq2SeqBatch, smoothing: float = 0.0)
 
 @torch.no_grad()
 def translate(
-    model: nn.Module,
-    sources: Sequence[str],
-    src_vocab: Vocab,
-    tgt_vocab: Vocab,
-    max_len: int,
-    device: str | torch.device | None = None,
+    model: nn.Module, sources: Sequence[str], src_vocab: Vocab, tgt_vocab: Vocab, max_len: int, device=None
 ) -> list[str]:
-    """Greedy translations of ``sources`` (a list of strings), decoded in one batch.
-
-    ``max_len``: the most target tokens to generate (EOS included). ``device``: where the model
-    is (default: where its first parameter is).
-    """
+    """Greedy translations of ``sources``, decoded in one batch on ``device`` (None: the model's)."""
     if isinstance(sources, str) or not sources or not all(isinstance(s, str) for s in sources):
         raise ValueError("sources must be a non-empty list of strings")
     _check_model(model)
@@ -143,18 +111,10 @@ def translate(
 
 
 def exact_match_eval(
-    pairs: Pairs,
-    src_vocab: Vocab,
-    tgt_vocab: Vocab,
-    *,
-    bleu: bool = False,
-    device: str | torch.device | None = None,
+    pairs: Pairs, src_vocab: Vocab, tgt_vocab: Vocab, *, bleu: bool = False, device=None
 ) -> Callable[[nn.Module], dict[str, float]]:
-    """An ``eval_fn`` for ``fit``: greedy-decode the sources of ``pairs`` and score them.
-
-    Returns ``model -> {"exact_match": ...}``, plus character-level ``"bleu"`` and ``"chrf"``
-    (0..100) when ``bleu`` is True. Decoding may run 2 tokens past the longest reference.
-    """
+    """An ``eval_fn`` for ``fit``: ``model -> {"exact_match": ...}`` of greedy decoding, plus
+    character-level ``"bleu"`` and ``"chrf"`` with ``bleu``."""
     _check_pairs(pairs)
     _check_vocabs(src_vocab=src_vocab, tgt_vocab=tgt_vocab)
     sources = [s for s, _ in pairs]
@@ -173,20 +133,9 @@ def exact_match_eval(
 
 
 @torch.no_grad()
-def target_log_probs(
-    model: nn.Module,
-    pairs: Pairs,
-    src_vocab: Vocab,
-    tgt_vocab: Vocab,
-    device: str | torch.device | None = None,
-) -> torch.Tensor:
-    """log p(y | x) of every target y (EOS included) given its source x: (N,) float, on the CPU.
-
-    Computed with teacher forcing: the sum over t of log p(y_t | y_<t, x). Compare it for the
-    reference and for a decoded output: if the reference scores higher, the decoder made a
-    *search error* (a better search could find it); if not, the model itself prefers the wrong
-    output (a *model error*).
-    """
+def target_log_probs(model, pairs: Pairs, src_vocab: Vocab, tgt_vocab: Vocab, device=None) -> torch.Tensor:
+    """log p(y | x) = sum_t log p(y_t | y_<t, x) of every target (EOS included): (N,) float on the
+    CPU. A reference scoring above the decoded output means a search error, else a model error."""
     _check_model(model)
     _check_pairs(pairs)
     _check_vocabs(src_vocab=src_vocab, tgt_vocab=tgt_vocab)
@@ -203,25 +152,12 @@ def target_log_probs(
 
 @torch.no_grad()
 def beam_eval(
-    model: nn.Module,
-    pairs: Pairs,
-    src_vocab: Vocab,
-    tgt_vocab: Vocab,
-    beam_sizes: Sequence[int],
-    alphas: Sequence[float] = (0.0,),
-    device: str | torch.device | None = None,
-) -> list[dict]:
-    """Beam-search every source of ``pairs`` for each beam size k and length normalisation alpha.
-
-    Decoding may run 2 tokens past the longest reference. Returns one row per (k, alpha), in
-    the order of ``beam_sizes`` then ``alphas``, with ``beam_size``, ``alpha``,
-    ``exact_match`` (0..1), ``mean_length`` (characters per output), ``hypotheses`` (hypotheses
-    run through the decoder per sequence: rows of log-probabilities computed, the same count as
-    decoding each input alone), ``calls`` (decoder calls for the whole set: all inputs are
-    searched together by ``beam_search_batch``, one call per step), ``ms`` (wall milliseconds per
-    sequence, which depends on the machine and its load) and ``outputs`` (the decoded strings, in
-    the order of ``pairs``).
-    """
+    model: nn.Module, pairs: Pairs, src_vocab: Vocab, tgt_vocab: Vocab, beam_sizes: Sequence[int],
+    alphas: Sequence[float] = (0.0,), device=None,
+) -> list[dict]:  # fmt: skip
+    """Beam-search the sources of ``pairs`` for each beam size and alpha: a row each, with
+    ``exact_match``, ``mean_length`` (characters), ``hypotheses`` (scored per sequence), ``calls``
+    (for the whole set), ``ms`` (wall, per sequence) and the ``outputs``."""
     _check_model(model)
     _check_pairs(pairs)
     _check_vocabs(src_vocab=src_vocab, tgt_vocab=tgt_vocab)
@@ -247,16 +183,10 @@ def beam_eval(
                 )
                 outputs = [tgt_vocab.decode(hypotheses[0][0]) for hypotheses in results]
                 seconds = time.perf_counter() - began
-                rows.append(
-                    {
-                        "beam_size": k,
-                        "alpha": alpha,
-                        "exact_match": metrics.exact_match(outputs, references),
-                        "mean_length": sum(map(len, outputs)) / len(outputs),
-                        "calls": counted.calls,
-                        "hypotheses": counted.rows / len(outputs),
-                        "ms": 1e3 * seconds / len(outputs),
-                        "outputs": outputs,
-                    }
-                )
+                rows.append({
+                    "beam_size": k, "alpha": alpha, "exact_match": metrics.exact_match(outputs, references),
+                    "mean_length": sum(map(len, outputs)) / len(outputs), "calls": counted.calls,
+                    "hypotheses": counted.rows / len(outputs), "ms": 1e3 * seconds / len(outputs),
+                    "outputs": outputs,
+                })  # fmt: skip
     return rows

@@ -18,16 +18,9 @@ The gate order (i, f, g, o) and the weight layout are those of ``nn.LSTM``, so
     n_t = tanh(x W_in^T + b_in + r_t * (h W_hn^T + b_hn))
     h_t = (1 - z_t) * n_t + z_t * h_{t-1}
 
-Paths, chosen with ``impl``:
-
-- ``"scratch"``: the loop above in Python, one ``LSTM.step`` per time step, autograd for the
-  backward pass. The one to read next to the equations; ``LSTM.trace`` runs the same loop and
-  keeps every gate.
-- ``"fast"`` (LSTM only): the same recurrence with backpropagation through time written out by
-  hand (``seqlab.lstm_fast``), a few times faster than ``"scratch"`` on a CPU.
-- ``"torch"``: PyTorch's kernels (what ``nn.LSTM`` / ``nn.GRU`` run).
-
-All three are tested equal to ``nn.LSTM`` / ``nn.GRU`` with copied weights, values and gradients.
+``impl``: ``"scratch"`` loops over time in Python (``LSTM.trace`` keeps every gate), ``"fast"``
+(LSTM only) writes out backpropagation through time by hand (``seqlab.lstm_fast``), ``"torch"``
+runs PyTorch's kernels; all are tested equal to ``nn.LSTM`` / ``nn.GRU`` with copied weights.
 """
 
 from __future__ import annotations
@@ -39,19 +32,13 @@ from torch import nn
 
 from .checks import check_choice
 from .lstm_fast import lstm_fast
-from .rnn import (
-    check_sequence,
-    check_state,
-    init_recurrent_parameters,
-    reset_recurrent_parameters,
-)
+from .rnn import check_sequence, check_state, init_recurrent_parameters, reset_recurrent_parameters
 
 __all__ = ["LSTMStep", "LSTMTrace", "lstm_cell", "LSTM", "GRU"]
 
 
 class LSTMStep(NamedTuple):
-    """The gates and states of one LSTM step, each (N, E_h); as ``LSTMTrace``, of a whole run,
-    each (N, T, E_h)."""
+    """The gates and states of one LSTM step, each (N, E_h) (as ``LSTMTrace``, each (N, T, E_h))."""
 
     i: torch.Tensor
     f: torch.Tensor
@@ -65,10 +52,8 @@ LSTMTrace = LSTMStep
 
 
 def lstm_cell(z: torch.Tensor, c: torch.Tensor) -> LSTMStep:
-    """The LSTM equations from the pre-activations ``z`` (N, 4 E_h), that is
-    x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh for the gates i, f, g, o in that order, and the
-    previous cell ``c`` = c_{t-1} (N, E_h). Returns every gate and the new c and h, each (N, E_h).
-    """
+    """The LSTM equations from the pre-activations ``z`` (N, 4 E_h) of i, f, g, o and ``c`` = c_{t-1}
+    (N, E_h): every gate and the new c and h, each (N, E_h)."""
     z_i, z_f, z_g, z_o = z.chunk(4, dim=-1)
     i = torch.sigmoid(z_i)  # input gate: how much new content to write
     f = torch.sigmoid(z_f)  # forget gate: how much of the old cell to keep
@@ -92,11 +77,9 @@ class _Recurrent(nn.Module):
         self.impl = check_choice("impl", impl, self.impls)
 
     def reset_parameters(self) -> None:
-        """Uniform in [-1/sqrt(E_h), 1/sqrt(E_h)], as PyTorch does."""
         reset_recurrent_parameters(self)
 
     def _check_inputs(self, x: torch.Tensor, states: dict[str, torch.Tensor | None]) -> list[torch.Tensor]:
-        """Check ``x`` (N, T, E_in) and each named initial state (N, E_h); None becomes zeros."""
         check_sequence(x, self.input_size, self.weight_ih)
         return [check_state(state, name, x, self.hidden_size) for name, state in states.items()]
 
@@ -131,44 +114,21 @@ class _Recurrent(nn.Module):
 
 
 class LSTM(_Recurrent):
-    """A single-layer LSTM over a sequence, batch first, with ``nn.LSTM``'s weight layout.
-
-    Args:
-        input_size: E_in.
-        hidden_size: E_h.
-        bias: whether to use ``b_ih`` and ``b_hh`` (each (4 E_h,)).
-        impl: default path: ``"scratch"`` (the readable loop), ``"fast"`` (hand-written
-            backward pass) or ``"torch"``.
-    """
+    """A single-layer LSTM over a sequence, batch first, with ``nn.LSTM``'s weight layout."""
 
     gates = 4
     impls = ("scratch", "fast", "torch")
     torch_class = nn.LSTM
 
     def step(self, x_t: torch.Tensor, h: torch.Tensor, c: torch.Tensor) -> LSTMStep:
-        """One step of the equations: the pre-activations of ``x_t`` (N, E_in) and ``h`` = h_{t-1},
-        then ``lstm_cell`` with ``c`` = c_{t-1} (each (N, E_h)).
-        Returns every gate and the new ``c`` and ``h``, each (N, E_h).
-        """
+        """``lstm_cell`` of the pre-activations of ``x_t`` (N, E_in), ``h`` (N, E_h), and ``c`` (N, E_h)."""
         return lstm_cell(self._gate_inputs(x_t, h), c)
 
     def forward(
-        self,
-        x: torch.Tensor,
-        state: tuple[torch.Tensor, torch.Tensor] | None = None,
-        impl: str | None = None,
+        self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor] | None = None, impl: str | None = None
     ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
-        """Run over a sequence.
-
-        Args:
-            x: (N, T, E_in); N may be 0 (empty outputs, as with ``nn.LSTM``).
-            state: ``(h0, c0)``, each (N, E_h), finite, of ``x``'s dtype; zeros if None.
-            impl: ``"scratch"``, ``"fast"`` or ``"torch"``; None uses the module's default.
-
-        Returns:
-            ``(out, (h_T, c_T))``: every hidden state (N, T, E_h) and the last hidden and cell
-            states (N, E_h).
-        """
+        """``x`` (N, T, E_in), ``state`` ``(h0, c0)`` each (N, E_h) or None -> every hidden state
+        (N, T, E_h) and ``(h_T, c_T)``, each (N, E_h)."""
         impl = check_choice("impl", impl or self.impl, self.impls)
         h0, c0 = (None, None) if state is None else state
         h, c = self._check_inputs(x, {"h0": h0, "c0": c0})
@@ -193,10 +153,7 @@ class LSTM(_Recurrent):
         return steps
 
     def trace(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor] | None = None) -> LSTMTrace:
-        """The readable loop, keeping every gate (after its nonlinearity), cell and hidden state.
-
-        Takes ``x`` (N, T, E_in) and ``(h0, c0)`` as ``forward``; returns each as (N, T, E_h).
-        """
+        """The readable loop on ``forward``'s arguments, keeping every gate and state: each (N, T, E_h)."""
         h0, c0 = (None, None) if state is None else state
         steps = self.unroll(x, *self._check_inputs(x, {"h0": h0, "c0": c0}))
         return LSTMTrace(*(torch.stack(parts, dim=1) for parts in zip(*steps, strict=True)))
@@ -211,10 +168,7 @@ class GRU(_Recurrent):
     def forward(
         self, x: torch.Tensor, h0: torch.Tensor | None = None, impl: str | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Run over a sequence: ``x`` (N, T, E_in), N may be 0; ``h0`` (N, E_h) or None.
-
-        Returns ``(out, h_T)``: every hidden state (N, T, E_h) and the last one (N, E_h).
-        """
+        """``x`` (N, T, E_in), ``h0`` (N, E_h) or None -> every state (N, T, E_h) and the last (N, E_h)."""
         impl = check_choice("impl", impl or self.impl, self.impls)
         (h,) = self._check_inputs(x, {"h0": h0})
         if impl == "torch":

@@ -1,11 +1,9 @@
 """The LSTM's fast scratch path: the same equations, with backpropagation through time by hand.
 
-``seqlab.lstm.LSTM`` runs the readable loop of the chapter's equations (``impl="scratch"``) and
-leaves the backward pass to autograd, which records about a dozen operations per step and replays
-them backwards. ``impl="fast"`` calls ``lstm_fast`` below instead: the forward pass is the same
-recurrence, and the backward pass is written out by hand (``LSTMBackprop``), so nothing is
-recorded and each step of the backward loop is a short, fixed list of kernel calls. Tests prove it
-equal to the readable loop and to ``nn.LSTM``, values and gradients.
+Autograd records about a dozen operations per step of the readable loop and replays them.
+``LSTM(impl="fast")`` calls ``lstm_fast`` instead, whose backward pass is written out by hand
+(``LSTMBackprop``): nothing is recorded, and each backward step is a short, fixed list of kernel
+calls. Tests prove it equal to the readable loop and to ``nn.LSTM``, values and gradients.
 
 The backward loop walks the steps in reverse::
 
@@ -26,25 +24,11 @@ __all__ = ["lstm_fast", "LSTMBackprop"]
 
 
 def lstm_fast(
-    x: torch.Tensor,
-    h0: torch.Tensor,
-    c0: torch.Tensor,
-    weight_ih: torch.Tensor,
-    weight_hh: torch.Tensor,
-    bias_ih: torch.Tensor | None,
-    bias_hh: torch.Tensor | None,
+    x, h0, c0, weight_ih, weight_hh, bias_ih, bias_hh
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """One LSTM layer over a sequence, with the hand-written backward pass.
-
-    Args:
-        x: (N, T, E_in), N >= 1 (the caller checks it).
-        h0, c0: (N, E_h).
-        weight_ih: (4 E_h, E_in); weight_hh: (4 E_h, E_h); bias_ih, bias_hh: (4 E_h,) or None.
-            Gate order i, f, g, o, as ``nn.LSTM``.
-
-    Returns:
-        ``(out, h_T, c_T)``: (N, T, E_h), (N, E_h), (N, E_h).
-    """
+    """One LSTM layer with the hand-written backward pass: ``x`` (N >= 1, T, E_in), ``h0``, ``c0``
+    (N, E_h), ``weight_ih`` (4 E_h, E_in), ``weight_hh`` (4 E_h, E_h), biases (4 E_h,) or None
+    (gates i, f, g, o, as ``nn.LSTM``). Returns out (N, T, E_h), h_T (N, E_h), c_T (N, E_h)."""
     n, steps, e_in = x.shape
     # W_ih x_t^T + b_ih + b_hh for all steps in one product, as columns (4 E_h, T, N): the loop's layout
     x_columns = x.transpose(0, 1).reshape(steps * n, e_in).T  # (E_in, T N), time-major

@@ -36,13 +36,7 @@ __all__ = ["LSTMN"]
 
 
 class LSTMN(nn.Module):
-    """A single-layer LSTMN over a batch-first sequence.
-
-    Args:
-        input_size: E_in.
-        hidden_size: E_h.
-        attention_size: width A of the intra-attention's hidden layer (default E_h).
-    """
+    """A single-layer LSTMN over a batch-first sequence; ``attention_size`` A (default E_h)."""
 
     def __init__(self, input_size: int, hidden_size: int, attention_size: int | None = None) -> None:
         super().__init__()
@@ -58,28 +52,11 @@ class LSTMN(nn.Module):
         reset_recurrent_parameters(self)  # drawn after the attention's weights
 
     def forward(
-        self,
-        x: torch.Tensor,
-        lengths: torch.Tensor | None = None,
-        state: tuple[torch.Tensor, torch.Tensor] | None = None,
-        attention: str = "learned",
+        self, x: torch.Tensor, lengths: torch.Tensor | None = None, state=None, attention: str = "learned"
     ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor], torch.Tensor]:
-        """Run over a sequence x_1 .. x_T.
-
-        Args:
-            x: (N, T, E_in) inputs, right-padded, T >= 1, in the parameters' dtype.
-            lengths: (N,) integer true lengths in 1..T; the returned last state is taken at each
-                sequence's end.
-            state: ``(h_0, c_0)``, each (N, E_h); zeros if None. They are tape entry 0.
-            attention: ``"learned"``, or ``"last"`` to put all weight on the newest tape entry
-                (which makes the LSTMN an LSTM).
-
-        Returns:
-            ``(out, (h_last, c_last), weights)``: h_1 .. h_T (N, T, E_h); the state at each
-            sequence's last real step (N, E_h); the intra-attention weights (N, T, T), where
-            ``weights[:, t - 1, i]`` is s_i^t, the weight step t gave to tape entry i, for
-            i = 0 .. t-1, and zeros beyond: no peeking.
-        """
+        """``x`` (N, T, E_in) right-padded to ``lengths`` (N,), ``state`` (h_0, c_0) each (N, E_h) or
+        None; ``attention="last"`` makes it an LSTM. Returns h_1 .. h_T (N, T, E_h), the state at
+        each sequence's end (N, E_h) and the weights (N, T, T): ``[:, t - 1, i]`` is s_i^t, 0 for i >= t."""
         h0, c0, lengths = self._check_inputs(x, lengths, state, attention)
         gates_x = x @ self.weight_ih.T + self.bias_ih + self.bias_hh  # W_ih x_t + b, every t: (N, T, 4E_h)
         query_x = self.attn_x(x)  # W_x x_t (+ bias), every t: (N, T, A)
@@ -101,9 +78,8 @@ class LSTMN(nn.Module):
     def _weights(
         self, query_x: torch.Tensor, h_sum: torch.Tensor, key_tape: list[torch.Tensor], attention: str
     ) -> torch.Tensor:
-        """s^t (N, t) over the entries 0..t-1 of the tape: softmax_i(a_i^t), from ``query_x`` =
-        W_x x_t (N, A), ``h_sum`` = h~_{t-1} and ``key_tape`` = [W_h h_i]; with
-        ``attention="last"``, all the weight on the newest entry, t - 1 (an LSTM)."""
+        """s^t (N, t) = softmax_i(a_i^t) from ``query_x`` = W_x x_t (N, A), ``h_sum`` = h~_{t-1} and
+        ``key_tape`` = [W_h h_i]; with ``attention="last"``, one-hot on entry t - 1 (an LSTM)."""
         t = len(key_tape)
         if attention == "last":
             newest = torch.full((query_x.shape[0],), t - 1, dtype=torch.long, device=query_x.device)
@@ -124,7 +100,6 @@ class LSTMN(nn.Module):
         return out, last, torch.stack(rows, dim=1)
 
     def _check_inputs(self, x, lengths, state, attention):
-        """Validate the arguments of ``forward`` before any computation; returns h_0, c_0, lengths."""
         check_sequence(x, self.input_size, self.weight_ih)
         check_choice("attention", attention, ("learned", "last"))
         n, steps, _ = x.shape

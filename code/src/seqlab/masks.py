@@ -1,26 +1,12 @@
 """Attention masks: one meaning inside seqlab, and every conversion in one place.
 
-**The convention.** Inside seqlab a mask is a boolean tensor where ``True`` means **may attend**
-(the convention of ``F.scaled_dot_product_attention``): ``mask[..., i, j]`` is True when query i
-may look at key j. Every function of ``seqlab.attention`` and ``seqlab.masks``, and the
-``attend``/``encode``/``decode`` methods below the layers' ``forward``, take masks with this
-meaning.
-
-**Torch's arguments.** The ``forward`` of the classes that mirror ``nn.MultiheadAttention``,
-``nn.TransformerEncoderLayer`` and ``nn.TransformerDecoderLayer``
-(``seqlab.multihead.MultiheadAttention``, ``seqlab.transformer.EncoderLayer``/``DecoderLayer``)
-take ``attn_mask`` and ``key_padding_mask`` as torch does: a bool mask where ``True`` means
-**ignore**, or a float mask that is added to the scores, 0 where allowed and ``-inf`` where not
-(what ``nn.Transformer.generate_square_subsequent_mask`` returns). A float mask with any other
-value (a soft bias such as ALiBi's) is refused with a ``ValueError``: seqlab's attention takes
-masks, not biases. ``from_torch_args`` converts them once, on the way in.
-
-**is_causal.** Next to torch-style masks, ``is_causal=True`` applies the causal mask (query i
-sees keys j <= i). With an explicit mask as well, torch takes ``is_causal`` as a hint that the
-mask *is* causal and, depending on ``need_weights``, uses one or the other; seqlab has one rule:
-the mask must hide every key the causal mask hides (else ``ValueError``), and then it is used.
-A query that may attend to no key at all gets zeros from seqlab's attention, never NaN (torch's
-built-ins give NaN there).
+Inside seqlab a mask is a bool tensor where ``True`` means **may attend** (as in
+``F.scaled_dot_product_attention``): ``mask[..., i, j]`` is True when query i may look at key j.
+The ``forward`` of the classes that mirror torch's (``MultiheadAttention``, ``EncoderLayer``,
+``DecoderLayer``) take ``attn_mask`` and ``key_padding_mask`` as torch does, bool True =
+**ignore** or float 0 / -inf (any other float, a bias, is refused), and ``from_torch_args``
+converts them once. With ``is_causal=True`` a mask given too must hide every key the causal mask
+hides (torch would use one or the other). A query with no key to attend gets zeros, never NaN.
 
 Shapes: a key-padding mask is (N, S); an attention mask is (L, S), (N, L, S) or (N, H, L, S).
 """
@@ -43,14 +29,8 @@ __all__ = [
 
 
 def padding_mask(lengths: torch.Tensor | list[int], max_len: int | None = None) -> torch.Tensor:
-    """(N, S) bool mask, True at the first ``lengths[n]`` positions of row n (the real tokens).
-
-    Args:
-        lengths: (N,) integer number of real (non-padding) tokens per sequence. Floats and bools
-            are refused (a length of 2.5 tokens means nothing). An empty batch (N = 0) gives an
-            empty (0, S) mask, as torch does for empty batches.
-        max_len: S; defaults to ``max(lengths)`` (0 for an empty batch).
-    """
+    """(N, S) bool mask, True at the first ``lengths[n]`` (integers, (N,)) positions of row n;
+    S = ``max_len``, by default ``max(lengths)`` (0 for an empty batch)."""
     if isinstance(lengths, (list, tuple)) and len(lengths) == 0:
         lengths = torch.zeros(0, dtype=torch.long)
     lengths = torch.as_tensor(lengths)
@@ -72,11 +52,8 @@ def padding_mask(lengths: torch.Tensor | list[int], max_len: int | None = None) 
 
 
 def causal_mask(length: int, source_length: int | None = None, device=None) -> torch.Tensor:
-    """(L, S) bool mask, True where key j may be seen by query i: j <= i (no peeking ahead).
-
-    Query i sees keys 0..i, itself included. (Some lecture notes write j < i; that would stop
-    a token from attending to itself, and the first token would see nothing at all.)
-    """
+    """(L, S) bool mask, True where query i may see key j: j <= i, itself included (with j < i the
+    first token would see nothing at all)."""
     source_length = length if source_length is None else source_length
     if length < 1 or source_length < 1:
         raise ValueError(f"lengths must be positive, got L={length}, S={source_length}")
@@ -92,17 +69,9 @@ def from_torch_args(
     names: tuple[str, str] = ("attn_mask", "key_padding_mask"),
     device: torch.device | None = None,
 ) -> torch.Tensor | None:
-    """The one conversion of torch-style mask arguments (bool, True = ignore; or float, 0 / -inf)
-    to one seqlab mask (True = may attend) broadcastable to (N, H, L, S); None if there is
-    nothing to mask.
-
-    Args:
-        attn_mask: (L, S), or (N*H, L, S) when ``heads`` is given (``nn.MultiheadAttention``).
-        key_padding_mask: (N, S), True (or -inf) = padding.
-        is_causal: apply the causal mask; an ``attn_mask`` given too must hide every later key.
-        shape: (N, L, S).  names: the two arguments' names, for the error messages.
-        device: where to build the causal mask.
-    """
+    """Torch-style ``attn_mask`` (L, S) (or (N*H, L, S) with ``heads``), ``key_padding_mask`` (N, S)
+    and ``is_causal`` as one seqlab mask broadcastable to (N, H, L, S), or None; ``shape`` is
+    (N, L, S), ``names`` the two arguments' names for the messages."""
     n, length, source = shape
     allowed = causal_mask(length, source, device=device) if is_causal else None
     if attn_mask is not None:
@@ -145,12 +114,8 @@ def _ignored(mask: torch.Tensor, name: str) -> torch.Tensor:
 
 
 def combine(attn_mask: torch.Tensor | None, key_padding: torch.Tensor | None) -> torch.Tensor | None:
-    """One mask (True = attend) from an attention mask and a key-padding mask (N, S).
-
-    The attention mask may be (L, S), (N, L, S) or (N, H, L, S); the result broadcasts against
-    attention scores of shape (N, H, L, S): (N, 1, 1, S), (1, 1, L, S), (N, 1, L, S) or
-    (N, H, L, S). Returns None when both are None.
-    """
+    """One mask (True = attend), broadcastable to the scores (N, H, L, S), from an attention mask
+    (L, S), (N, L, S) or (N, H, L, S) and a key-padding mask (N, S); None when both are None."""
     result = None
     if attn_mask is not None:
         check_mask(attn_mask, "attn_mask")
@@ -174,22 +139,15 @@ def combine(attn_mask: torch.Tensor | None, key_padding: torch.Tensor | None) ->
 
 
 def local_window(center: torch.Tensor, source_length: int, half_width: int) -> torch.Tensor:
-    """Bool mask (N, L, S), True (may attend) at the source positions within ``half_width`` of
-    ``center`` (N, L): Luong's local attention looks only at [p_t - D, p_t + D].
-
-    ``center`` is p_t (the step t for local-m, a predicted real position for local-p), and
-    ``half_width`` is D: a window of 2D + 1 positions, fewer where it meets the source's ends.
-    """
+    """Bool mask (N, L, S), True at the source positions in [p_t - D, p_t + D] (Luong's local
+    attention), p_t = ``center`` (N, L), D = ``half_width``."""
     offset = _offsets(center, source_length, half_width, least=0)  # s - p_t: (N, L, S)
     return offset.abs() <= half_width
 
 
 def gaussian_window(center: torch.Tensor, source_length: int, half_width: int) -> torch.Tensor:
-    """exp(-(s - p_t)^2 / (2 sigma^2)) with sigma = D / 2, at every source position s: (N, L, S).
-
-    Local-p multiplies its window's attention weights by this factor (1 at p_t, below 1
-    elsewhere), so they no longer sum to 1. ``center`` (N, L) is p_t and ``half_width`` is D.
-    """
+    """Local-p's factor exp(-(s - p_t)^2 / (2 sigma^2)), sigma = D / 2, for every source position s:
+    (N, L, S); p_t = ``center`` (N, L), D = ``half_width``."""
     offset = _offsets(center, source_length, half_width, least=1)  # s - p_t: (N, L, S)
     sigma = half_width / 2
     return torch.exp(-(offset**2) / (2 * sigma**2))

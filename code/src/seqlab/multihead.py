@@ -8,18 +8,11 @@ with an output projection W_o::
     head_h  = attention(Q_h, K_h, V_h)              # (N, L, D) for each of the H heads
     out     = concat(head_1 .. head_H) W_o^T        # (N, L, E)
 
-``MultiheadAttention`` is a drop-in for ``nn.MultiheadAttention(batch_first=True)``: the same
-parameter names and layout (``load_state_dict`` works both ways; ``from_torch`` copies one), the
-same ``forward`` arguments with the same meanings (``key_padding_mask`` and ``attn_mask``: bool
-True = ignore, or float 0 / -inf, see ``seqlab.masks``) and the same two return values
-``(out, weights)``. Inside, masks are converted once. Unlike the built-in, a query with every
-key masked gets zeros, not NaN.
-
-A decoder that writes one token at a time attends from the new position over every earlier one;
-their keys and values do not change, so ``attend`` (seqlab's mask meaning, True = may attend)
-returns the keys and values it attended over as a third value and takes them back as ``cache``
-(the *KV cache*): each step projects only the new token. For cross-attention the memory's keys
-and values are projected once (``project_kv``) and passed as ``memory_kv``.
+``MultiheadAttention`` is a drop-in for ``nn.MultiheadAttention(batch_first=True)`` (parameters,
+``forward`` arguments, mask meanings, return values); unlike it, a query with every key masked
+gets zeros, not NaN. ``attend`` (True = may attend) returns the keys and values it attended over
+and takes them back as ``cache`` (the *KV cache*: a decoder step projects only the new token);
+a memory's keys and values are projected once (``project_kv``) and passed as ``memory_kv``.
 """
 
 from __future__ import annotations
@@ -64,30 +57,19 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
 
 
 def _check_input(name: str, x: torch.Tensor, embed_dim: int, dtype: torch.dtype) -> None:
-    """Refuse anything but a (N, T, E) tensor of the module's dtype, naming ``name``."""
     check_tensor(name, x, "(N, T, E)", dim=3, last=embed_dim, dtype=dtype)
 
 
 class KV(NamedTuple):
-    """Keys and values split into heads, each (N, H, S, D): a decoder's cache, or a memory
-    projected once for cross-attention."""
+    """Keys and values split into heads, each (N, H, S, D): a cache, or a projected memory."""
 
     keys: torch.Tensor
     values: torch.Tensor
 
 
 class MultiheadAttention(nn.Module):
-    """Multi-head attention, a drop-in for ``nn.MultiheadAttention(batch_first=True)``: the same
-    parameters (``state_dict`` loads both ways), ``forward`` arguments, mask meanings and two
-    return values. Batch first is seqlab's convention, so there is no ``batch_first`` argument.
-
-    Args:
-        embed_dim: E.
-        num_heads: H; E must be divisible by H.
-        dropout: on the attention weights, in training mode (as ``nn.MultiheadAttention``).
-        bias: biases on the input and output projections.
-        impl: default attention path, ``"scratch"`` or ``"torch"`` (the fused kernel).
-    """
+    """Multi-head attention, a drop-in for ``nn.MultiheadAttention(batch_first=True)``; ``impl``:
+    the default path, ``"scratch"`` or ``"torch"`` (the fused kernel)."""
 
     def __init__(
         self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True, impl: str = "scratch"
@@ -119,23 +101,10 @@ class MultiheadAttention(nn.Module):
         *,
         impl: str | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Attend from ``query`` (N, L, E) over ``key`` (N, S, E) and ``value`` (N, S, E), with
-        ``nn.MultiheadAttention``'s arguments and meanings (``seqlab.masks``).
-
-        Args:
-            key_padding_mask: (N, S), bool True (or float -inf) = ignore that key (padding).
-            need_weights: return the attention weights (forces the scratch path, which forms them).
-            attn_mask: (L, S) or (N*H, L, S), bool True (or float -inf) = ignore.
-            average_attn_weights: average the returned weights over heads: (N, L, S); else
-                (N, H, L, S).
-            is_causal: apply the causal mask (query i sees keys j <= i); an ``attn_mask`` given
-                too must hide every key it hides (``seqlab.masks.from_torch_args``).
-            impl: ``"scratch"`` or ``"torch"``; None uses the module's default (not in torch).
-
-        Returns:
-            ``(out, weights)``: out (N, L, E); the weights as above, or None if not
-            ``need_weights``. ``attend`` also returns the keys and values (a KV cache).
-        """
+        """``query`` (N, L, E) over ``key``, ``value`` (N, S, E), masks as in torch:
+        ``key_padding_mask`` (N, S), ``attn_mask`` (L, S) or (N*H, L, S), True / -inf = ignore.
+        Returns out (N, L, E) and the weights (N, L, S), (N, H, L, S) unaveraged, or None;
+        ``need_weights`` forces the scratch path, which forms them."""
         self._check(query, key, value, impl)
         shape = (query.shape[0], query.shape[1], key.shape[1])
         mask = _masks.from_torch_args(
@@ -159,20 +128,9 @@ class MultiheadAttention(nn.Module):
         average_attn_weights: bool = True,
         impl: str | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None, KV]:
-        """``forward`` with one mask in seqlab's meaning and a KV cache, for decoders.
-
-        Args:
-            mask: bool, True = may attend, broadcastable to (N, H, L, S); None attends everywhere.
-            cache: the keys and values of earlier positions (self-attention while decoding);
-                those of ``key`` and ``value`` are appended to them.
-            memory_kv: keys and values projected already, from ``project_kv`` (cross-attention
-                over a memory projected once); ``key`` and ``value`` are then None.
-            need_weights, average_attn_weights, impl: as for ``forward``.
-
-        Returns:
-            ``(out, weights, kv)``: as ``forward``, and the keys and values attended over, each
-            (N, H, S, D), to pass back as ``cache`` at the next step.
-        """
+        """``forward`` with ``mask`` True = may attend, broadcastable to (N, H, L, S), and a
+        ``cache`` that ``key``, ``value`` are appended to, or ``memory_kv`` (``project_kv``) with
+        key = value = None. Returns out, weights and the keys and values (N, H, S, D) attended over."""
         self._check(query, key, value, impl, cache, memory_kv)
         if mask is not None:
             held = sum(kv.keys.shape[2] for kv in (cache, memory_kv) if kv is not None)
@@ -183,8 +141,7 @@ class MultiheadAttention(nn.Module):
         return self._attend(query, key, value, mask, kv, need_weights, average_attn_weights, impl)
 
     def _attend(self, query, key, value, mask, kv, need_weights, average_attn_weights, impl):
-        """The equations, on checked arguments; ``kv``: a cache (with ``key``, ``value``) or a
-        projected memory (without)."""
+        """The equations, on checked arguments; ``kv``: a cache or a projected memory."""
         q, k, v = self._project(query, key, value)  # x W^T + b: (N, L, E), (N, S', E), (N, S', E)
         q = split_heads(q, self.num_heads)  # (N, H, L, D)
         kv = kv if k is None else self._append(kv, k, v)  # the keys and values: (N, H, S, D) each
@@ -197,8 +154,7 @@ class MultiheadAttention(nn.Module):
         return out, weights if need_weights else None, kv
 
     def _project(self, query: torch.Tensor, key: torch.Tensor | None, value: torch.Tensor | None):
-        """``query W_q^T + b_q``, ``key W_k^T + b_k``, ``value W_v^T + b_v``, each (N, T, E)
-        (None for an absent key or value). Self-attention uses one packed product."""
+        """``x W^T + b`` for each of query, key, value (N, T, E) or None; one product for self-attention."""
         w, b = self.in_proj_weight, self.in_proj_bias  # W_q; W_k; W_v
         if query is key and key is value:
             return F.linear(query, w, b).chunk(3, dim=-1)
@@ -209,7 +165,7 @@ class MultiheadAttention(nn.Module):
         ]
 
     def _append(self, cache: KV | None, k: torch.Tensor, v: torch.Tensor) -> KV:
-        """The cached keys and values with those of ``k`` and ``v`` (N, S', E) appended: (N, H, S, D)."""
+        """``cache`` with ``k``, ``v`` (N, S', E) appended: (N, H, S, D)."""
         k, v = split_heads(k, self.num_heads), split_heads(v, self.num_heads)
         if cache is None:
             return KV(k, v)
@@ -222,7 +178,6 @@ class MultiheadAttention(nn.Module):
         return self._append(None, k, v)
 
     def _check(self, query, key, value, impl, cache=None, memory_kv=None):
-        """Refuse bad inputs, naming the argument."""
         if impl is not None:
             check_choice("impl", impl, IMPLS)
         if (memory_kv is None) != (key is not None and value is not None) or (
@@ -252,8 +207,7 @@ class MultiheadAttention(nn.Module):
 
     @classmethod
     def from_torch(cls, mha: nn.MultiheadAttention, impl: str = "scratch") -> MultiheadAttention:
-        """A copy of a batch-first ``nn.MultiheadAttention`` (same E for query, key and value),
-        its dropout on the attention weights included."""
+        """A copy of a batch-first ``nn.MultiheadAttention`` (same E for query, key and value)."""
         if not mha.batch_first or not mha._qkv_same_embed_dim or mha.bias_k is not None or mha.add_zero_attn:
             raise ValueError(
                 "from_torch needs nn.MultiheadAttention(batch_first=True) with kdim = vdim = embed_dim, "
@@ -266,12 +220,7 @@ class MultiheadAttention(nn.Module):
 
 
 class AttentionPooling(nn.Module):
-    """Attention with a learnable query: pool a sequence (N, S, E) into one vector (N, E).
-
-    One trained query vector q scores every position, ``weights = softmax(x W_k^T q / sqrt(E))``,
-    and the output is the weighted average of the values ``x W_v^T``. Useful to turn a sequence
-    into a fixed-size representation for a classifier.
-    """
+    """A learnable query q pools (N, S, E) into (N, E): softmax(x W_k^T q / sqrt(E)) over x W_v^T."""
 
     def __init__(self, embed_dim: int) -> None:
         super().__init__()
@@ -280,10 +229,7 @@ class AttentionPooling(nn.Module):
         self.value = nn.Linear(embed_dim, embed_dim)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """``x`` (N, S, E); ``mask`` (N, S) bool, True = may attend.
-
-        Returns ``(pooled, weights)``: (N, E) and (N, S).
-        """
+        """``x`` (N, S, E), ``mask`` (N, S) True = may attend -> pooled (N, E), weights (N, S)."""
         _check_input("x", x, self.query.shape[0], self.query.dtype)
         q = self.query.expand(x.shape[0], 1, -1)  # (N, 1, E)
         m = None if mask is None else _masks.check_mask(mask)[:, None, :]  # (N, 1, S)
@@ -292,11 +238,8 @@ class AttentionPooling(nn.Module):
 
 
 class UnequalHeadsAttention(nn.Module):
-    """Multi-head attention whose heads have their own widths (scratch path only).
-
-    Head i has query/key width ``qk_dims[i]`` and value width ``v_dims[i]``; the heads' outputs,
-    of total width ``sum(v_dims)``, are concatenated and projected back to E by W_o.
-    """
+    """Multi-head attention whose head i has query/key width ``qk_dims[i]`` and value width
+    ``v_dims[i]``; the concatenated heads are projected back to E by W_o."""
 
     def __init__(self, embed_dim: int, qk_dims: list[int], v_dims: list[int]) -> None:
         super().__init__()
@@ -310,10 +253,8 @@ class UnequalHeadsAttention(nn.Module):
     def forward(
         self, x_q: torch.Tensor, x_kv: torch.Tensor, mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """``x_q`` (N, L, E), ``x_kv`` (N, S, E), mask bool (True = attend) broadcastable to (N, L, S).
-
-        Returns the output (N, L, E) and each head's weights, a list of H tensors (N, L, S).
-        """
+        """``x_q`` (N, L, E), ``x_kv`` (N, S, E), mask True = attend, broadcastable to (N, L, S).
+        Returns (N, L, E) and each head's weights, H tensors (N, L, S)."""
         for name, t in (("x_q", x_q), ("x_kv", x_kv)):
             _check_input(name, t, self.out.out_features, self.out.weight.dtype)
         heads, all_weights = [], []

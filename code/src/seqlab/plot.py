@@ -1,10 +1,8 @@
 """Figures and tables used across the chapters, in one style.
 
-``use_book_style()`` (called once at the top of every chapter) sets the look: figures at most
-``MAX_WIDTH`` inches wide, fonts that stay at least 10 px when the page shows the figure 720 px
-wide, and PNGs drawn at twice the resolution for high-DPI screens. Every plotting function draws
-on a Matplotlib ``Axes`` (a new one if none is given) and returns it, so a notebook can arrange
-several in one figure. ``results_table`` renders a list of result rows as a Markdown table.
+``use_book_style()`` (called at the top of every chapter) sets figures at most ``MAX_WIDTH``
+inches wide with legible fonts. Every plotting function draws on a Matplotlib ``Axes`` (a new one
+if none is given) and returns it; ``results_table`` renders result rows as a Markdown table.
 """
 
 from __future__ import annotations
@@ -47,11 +45,7 @@ BOOK_STYLE = {
 
 
 def use_book_style() -> None:
-    """Set the book's figure style, and ask IPython (if running) for retina PNGs.
-
-    Retina PNGs are drawn at twice the pixels and shown at the figure's size, so a 7-inch figure
-    is a 1400 px image displayed 700 px wide: sharp on high-DPI screens, legible on all.
-    """
+    """Set the book's figure style, and ask IPython (if running) for retina PNGs (twice the pixels)."""
     plt.rcParams.update(BOOK_STYLE)
     try:
         from IPython import get_ipython
@@ -79,19 +73,11 @@ def to_numpy(values) -> np.ndarray:
 
 
 def plot_curves(
-    curves: Mapping[str, Sequence[float] | tuple[Sequence[float], Sequence[float]]],
-    ax: plt.Axes | None = None,
-    *,
-    xlabel: str = "step",
-    ylabel: str = "",
-    title: str | None = None,
-    logy: bool = False,
-    smooth: int = 1,
-) -> plt.Axes:
-    """One line per entry of ``curves``: ``{label: ys}`` or ``{label: (xs, ys)}``.
-
-    ``smooth`` > 1 draws a running mean over that many points. Non-finite values are left out.
-    """
+    curves: Mapping[str, Sequence[float] | tuple[Sequence[float], Sequence[float]]], ax=None,
+    *, xlabel: str = "step", ylabel: str = "", title: str | None = None, logy: bool = False, smooth: int = 1,
+) -> plt.Axes:  # fmt: skip
+    """One line per entry of ``curves``, ``{label: ys}`` or ``{label: (xs, ys)}``, without the
+    non-finite values; ``smooth`` > 1 draws a running mean over that many points."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.5))
     if not curves:
@@ -122,23 +108,12 @@ def plot_curves(
 
 
 def heatmap(
-    matrix,
-    ax: plt.Axes | None = None,
-    *,
-    xlabels: Sequence[str] | None = None,
-    ylabels: Sequence[str] | None = None,
-    xlabel: str = "",
-    ylabel: str = "",
-    title: str | None = None,
-    cmap: str = "viridis",
-    colorbar: bool = True,
-    vmin: float | None = None,
-    vmax: float | None = None,
-) -> plt.Axes:
-    """Draw a 2-D matrix (rows down, columns across), e.g. attention weights (L, S).
-
-    ``xlabels`` / ``ylabels`` name the columns / rows (their lengths must match).
-    """
+    matrix, ax: plt.Axes | None = None, *, xlabels: Sequence[str] | None = None,
+    ylabels: Sequence[str] | None = None, xlabel: str = "", ylabel: str = "", title: str | None = None,
+    cmap: str = "viridis", colorbar: bool = True, vmin: float | None = None, vmax: float | None = None,
+) -> plt.Axes:  # fmt: skip
+    """Draw a 2-D matrix, e.g. attention weights (L, S), ``xlabels`` / ``ylabels`` naming the
+    columns / rows."""
     m = to_numpy(matrix)
     if m.ndim != 2:
         raise ValueError(f"heatmap needs a 2-D matrix, got shape {m.shape}")
@@ -164,21 +139,12 @@ def heatmap(
 
 
 def results_table(
-    rows: Sequence[Mapping[str, object]],
-    columns: Mapping[str, str] | Sequence[str] | None = None,
+    rows: Sequence[Mapping[str, object]], columns: Mapping[str, str] | Sequence[str] | None = None,
     formats: Mapping[str, str] | None = None,
-):
-    """A Markdown table of result rows, for a notebook to display.
-
-    Args:
-        rows: one mapping per row, ``{column key: value}``.
-        columns: the keys to show, in order; a mapping ``{key: header}`` also names the headers.
-            Default: the keys of the first row.
-        formats: ``{key: format spec}`` for values, e.g. ``{"exact_match": ".1%", "ms": ".0f"}``.
-
-    Returns:
-        an ``IPython.display.Markdown`` (shown as a table in a notebook and in the book).
-    """
+):  # fmt: skip
+    """An ``IPython.display.Markdown`` table of ``rows`` (``{key: value}`` each): the ``columns``
+    (default: the first row's keys; a mapping ``{key: header}`` names them), values formatted by
+    ``formats`` (``{key: spec}``, e.g. ``{"ms": ".0f"}``)."""
     from IPython.display import Markdown
 
     if not rows:

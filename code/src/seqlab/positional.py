@@ -26,25 +26,10 @@ __all__ = ["sinusoidal_encoding", "SinusoidalPositionalEncoding", "LearnedPositi
 
 
 def sinusoidal_encoding(
-    length: int,
-    dim: int,
-    base: float = 10000.0,
-    start: int = 0,
-    *,
-    dtype: torch.dtype = torch.float32,
-    device: torch.device | str | None = None,
+    length: int, dim: int, base: float = 10000.0, start: int = 0, *, dtype=torch.float32, device=None
 ) -> torch.Tensor:
-    """The (T, E) table of sinusoidal encodings for positions ``start .. start + T - 1``.
-
-    Args:
-        length: T >= 0, the number of positions.
-        dim: E, even and >= 2 (features come in (sin, cos) pairs).
-        base: the wavelength scale, 10000 in the Transformer; > 1.
-        start: the first position (an int).
-        dtype: a floating dtype for the table (default float32). The table is computed in float64
-            and rounded once, so a float64 table is accurate to the last digit.
-        device: where to put the table (default: the CPU).
-    """
+    """The (T, E) table for positions ``start .. start + T - 1``, E = ``dim`` even, computed in
+    float64 and rounded once to ``dtype``."""
     check_int("length", length, minimum=0)
     check_int("dim", dim, minimum=2)
     check_int("start", start, minimum=None)

@@ -60,13 +60,9 @@ def _phi_prime(a: torch.Tensor, h: torch.Tensor, nonlinearity: str) -> torch.Ten
 def init_recurrent_parameters(
     module: nn.Module, input_size: int, hidden_size: int, gates: int, bias: bool, reset: bool = True
 ) -> None:
-    """Give ``module`` the parameters of one layer of ``nn.RNN`` / ``nn.GRU`` / ``nn.LSTM``.
-
-    ``weight_ih`` (gates E_h, E_in), ``weight_hh`` (gates E_h, E_h) and, with ``bias``, ``bias_ih``
-    and ``bias_hh`` (gates E_h,): ``gates`` blocks of E_h rows each (1 for the RNN, 3 for the GRU,
-    4 for the LSTM), initialised as PyTorch does (unless ``reset=False``: the caller will call
-    ``reset_recurrent_parameters``). Shared by ``RNNCell``, ``seqlab.lstm`` and ``seqlab.lstmn``.
-    """
+    """Give ``module`` one ``nn.RNN`` / ``nn.LSTM`` layer's parameters, initialised as PyTorch does
+    (unless not ``reset``): ``weight_ih`` (gates E_h, E_in), ``weight_hh`` (gates E_h, E_h) and,
+    with ``bias``, ``bias_ih``, ``bias_hh`` (gates E_h,)."""
     input_size, hidden_size = check_int("input_size", input_size), check_int("hidden_size", hidden_size)
     module.input_size, module.hidden_size, module.bias = input_size, hidden_size, bias
     rows = gates * hidden_size
@@ -90,11 +86,7 @@ def reset_recurrent_parameters(module: nn.Module) -> None:
 
 
 def check_sequence(x: torch.Tensor, input_size: int, weight: torch.Tensor) -> None:
-    """Refuse a sequence ``x`` that is not (N, T, E_in), is empty in time, or is not finite.
-
-    N = 0 is allowed (the output is then empty, as with PyTorch). ``x`` must have the weights'
-    dtype: a TypeError names both.
-    """
+    """Refuse ``x`` unless (N, T, E_in) with T >= 1 (N = 0 is allowed), finite, of the weights' dtype."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
     if x.dim() != 3 or x.shape[2] != input_size:
@@ -108,11 +100,8 @@ def check_sequence(x: torch.Tensor, input_size: int, weight: torch.Tensor) -> No
 
 
 def check_state(state: torch.Tensor | None, name: str, x: torch.Tensor, hidden_size: int) -> torch.Tensor:
-    """An initial state (N, E_h) for ``x`` (N, T, E_in): zeros if None, else checked.
-
-    Refuses a wrong shape or a NaN/infinite entry (ValueError) and a dtype other than ``x``'s
-    (TypeError; PyTorch's own kernels refuse it too), naming ``name``.
-    """
+    """An initial state (N, E_h) for ``x`` (N, T, E_in): zeros if None, else checked (shape,
+    finite, ``x``'s dtype)."""
     n = x.shape[0]
     if state is None:
         return x.new_zeros(n, hidden_size)
@@ -128,16 +117,8 @@ def check_state(state: torch.Tensor | None, name: str, x: torch.Tensor, hidden_s
 
 
 class RNNCell(nn.Module):
-    """One step of an Elman RNN: ``h_t = phi(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)``.
-
-    Parameters are initialised as in ``nn.RNNCell``: uniform in ``[-1/sqrt(E_h), 1/sqrt(E_h)]``.
-
-    Args:
-        input_size: E_in.
-        hidden_size: E_h.
-        nonlinearity: ``"tanh"``, ``"relu"`` or ``"linear"`` (the identity; no torch built-in).
-        bias: whether to use ``b_ih`` and ``b_hh``.
-    """
+    """One step of an Elman RNN, ``h_t = phi(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)``, with
+    ``nonlinearity`` ``"tanh"``, ``"relu"`` or ``"linear"`` (the identity; no torch built-in)."""
 
     def __init__(
         self, input_size: int, hidden_size: int, nonlinearity: str = "tanh", bias: bool = True
@@ -169,27 +150,11 @@ class RNNCell(nn.Module):
 
 
 class RNN(nn.Module):
-    """A single-layer Elman RNN over a whole sequence, batch first.
-
-    Two paths compute the same function: ``impl="scratch"`` loops over time with ``RNNCell``
-    (readable, and the probes below use it); ``impl="torch"`` calls PyTorch's fused kernel (the
-    one ``nn.RNN`` uses; tanh and relu only).
-
-    Args:
-        input_size: E_in.
-        hidden_size: E_h.
-        nonlinearity: ``"tanh"``, ``"relu"`` or ``"linear"``.
-        bias: whether to use biases.
-        impl: the default path, ``"scratch"`` or ``"torch"``; ``forward`` can override it.
-    """
+    """A single-layer Elman RNN over a sequence, batch first: ``impl="scratch"`` loops over time
+    with ``RNNCell`` (the probes use it), ``impl="torch"`` calls ``nn.RNN``'s fused kernel."""
 
     def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        nonlinearity: str = "tanh",
-        bias: bool = True,
-        impl: str = "scratch",
+        self, input_size: int, hidden_size: int, nonlinearity: str = "tanh", bias: bool = True, impl="scratch"
     ) -> None:
         super().__init__()
         self.cell = RNNCell(input_size, hidden_size, nonlinearity, bias)
@@ -212,16 +177,7 @@ class RNN(nn.Module):
     def forward(
         self, x: torch.Tensor, h0: torch.Tensor | None = None, impl: str | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Run over a sequence.
-
-        Args:
-            x: (N, T, E_in) inputs.
-            h0: (N, E_h) initial state, zeros if None.
-            impl: ``"scratch"`` or ``"torch"``; None uses the module's default.
-
-        Returns:
-            ``(out, h_T)``: every hidden state (N, T, E_h) and the last one (N, E_h).
-        """
+        """``x`` (N, T, E_in), ``h0`` (N, E_h) or None -> every state (N, T, E_h) and the last (N, E_h)."""
         impl = self._check_impl(impl or self.impl)
         h = self._check_inputs(x, h0)
         if impl == "torch":
@@ -249,14 +205,8 @@ class RNN(nn.Module):
         return hs
 
     def step_jacobians(self, x: torch.Tensor, h0: torch.Tensor | None = None) -> torch.Tensor:
-        """The BPTT factors ``dh_t/dh_{t-1} = diag(phi'(a_t)) W_hh`` for t = 1..T.
-
-        Args:
-            x: (N, T, E_in); h0: (N, E_h) or None.
-
-        Returns:
-            (N, T, E_h, E_h); entry ``[n, t-1, i, j]`` is ``d h_t[i] / d h_{t-1}[j]``.
-        """
+        """The BPTT factors ``dh_t/dh_{t-1} = diag(phi'(a_t)) W_hh`` for ``x`` (N, T, E_in), ``h0``
+        (N, E_h) or None: (N, T, E_h, E_h), entry ``[n, t-1, i, j]`` is ``d h_t[i] / d h_{t-1}[j]``."""
         h = self._check_inputs(x, h0)
         jacobians = []
         with torch.no_grad():
@@ -295,12 +245,8 @@ def spectral_radius(weight: torch.Tensor) -> float:
 
 
 def set_spectral_radius(weight: torch.Tensor, rho: float) -> torch.Tensor:
-    """``weight`` (E, E) rescaled so that its largest absolute eigenvalue is ``rho``.
-
-    Scaling a matrix scales all its eigenvalues, so ``rho / spectral_radius(weight)`` does it.
-    Note that this is not the spectral norm (the largest singular value), which is larger for a
-    non-symmetric matrix. Returns a new tensor.
-    """
+    """A new ``weight`` (E, E) scaled so that its largest absolute eigenvalue is ``rho`` (not the
+    spectral norm, which is larger for a non-symmetric matrix)."""
     if not rho > 0 or not math.isfinite(rho):
         raise ValueError(f"rho must be a positive finite number, got {rho!r}")
     current = spectral_radius(weight)
@@ -309,23 +255,9 @@ def set_spectral_radius(weight: torch.Tensor, rho: float) -> torch.Tensor:
     return weight * (rho / current)
 
 
-def hidden_state_grads(
-    rnn: RNN,
-    x: torch.Tensor,
-    loss_fn,
-    h0: torch.Tensor | None = None,
-) -> torch.Tensor:
-    """dJ/dh_t for every step t, measured with autograd through the scratch loop.
-
-    Args:
-        rnn: the network (its scratch path is used whatever its default ``impl``).
-        x: (N, T, E_in) inputs.
-        loss_fn: called as ``loss_fn(out)`` with ``out`` (N, T, E_h); returns a scalar J.
-        h0: (N, E_h) or None.
-
-    Returns:
-        (N, T, E_h): entry ``[:, t-1]`` is dJ/dh_t. Take ``.norm(dim=-1)`` for the norms.
-    """
+def hidden_state_grads(rnn: RNN, x: torch.Tensor, loss_fn, h0: torch.Tensor | None = None) -> torch.Tensor:
+    """dJ/dh_t for every t, by autograd through the scratch loop: ``x`` (N, T, E_in), ``h0`` (N, E_h)
+    or None, ``loss_fn(out (N, T, E_h))`` a scalar J. Returns (N, T, E_h), ``[:, t-1]`` = dJ/dh_t."""
     h = rnn._check_inputs(x, h0)
     hs = rnn.unroll(x, h)
     loss = loss_fn(torch.stack(hs, dim=1))

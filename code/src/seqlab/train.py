@@ -1,14 +1,10 @@
 """One training loop for every chapter: device, optimiser, gradient clipping, progress, history.
 
-``fit`` draws minibatches from tensors in memory, takes ``steps`` optimiser steps and returns a
-``History`` of the loss and the gradient norm at every step, plus any evaluations. It stops at
-the first non-finite loss or gradient and says so in the history (``diverged_at``) instead of
-carrying NaN forward. A tqdm bar shows progress when run by hand; set the environment variable
-``SEQLAB_PROGRESS=0`` to turn bars off (the book build and the tests do), and show the
-``History`` for a one-line summary.
-
-Training is bounded by steps (never by wall time), so the same seed gives the same numbers on
-an idle or a loaded machine; ``History.seconds`` measures the wall time only to report it.
+``fit`` takes ``steps`` optimiser steps on minibatches of tensors in memory and returns a
+``History`` of the loss and gradient norm at every step, plus any evaluations; it stops at the
+first non-finite loss or gradient (``diverged_at``). ``SEQLAB_PROGRESS=0`` turns the tqdm bars
+off. Training is bounded by steps, never by wall time, so a seed gives the same numbers on an idle
+or a loaded machine.
 """
 
 from __future__ import annotations
@@ -116,11 +112,8 @@ class History:
 
 
 def clip_grad_norm(parameters: Sequence[torch.Tensor], max_norm: float) -> float:
-    """Scale gradients in place so their global L2 norm is at most ``max_norm``.
-
-    ``g <- g * max_norm / ||g||`` when ``||g|| > max_norm``, where ``||g||`` is the norm of all
-    gradients together (as ``torch.nn.utils.clip_grad_norm_``). Returns the norm before clipping.
-    """
+    """``g <- g * max_norm / ||g||`` in place when the norm of all gradients together ``||g|| >
+    max_norm`` (as ``torch.nn.utils.clip_grad_norm_``); returns ``||g||`` before clipping."""
     grads = [p.grad for p in parameters if p.grad is not None]
     if not grads:
         return 0.0
@@ -132,34 +125,23 @@ def clip_grad_norm(parameters: Sequence[torch.Tensor], max_norm: float) -> float
 
 
 def warmup_inverse_sqrt(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
-    """The Transformer's learning rate at ``step`` (counting from 1):
-    ``factor * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)``.
-
-    It rises linearly for ``warmup`` steps, peaks at ``factor / sqrt(d_model * warmup)``, then
-    decays as 1 / sqrt(step).
-    """
+    """The Transformer's learning rate at ``step`` >= 1: ``factor * d_model^-0.5 * min(step^-0.5,
+    step * warmup^-1.5)``, rising for ``warmup`` steps, then decaying as 1 / sqrt(step)."""
     if step < 1 or warmup < 1 or d_model < 1:
         raise ValueError(f"step, warmup and d_model must be >= 1, got {step=}, {warmup=}, {d_model=}")
     return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
 def warmup_scheduler(d_model: int, warmup: int, factor: float = 1.0):
-    """``optimizer -> LambdaLR`` following ``warmup_inverse_sqrt``, for ``fit(scheduler=...)``.
-
-    Use it with ``lr=1.0`` so that the schedule gives the learning rate itself.
-    """
+    """``optimizer -> LambdaLR`` following ``warmup_inverse_sqrt`` (with ``lr=1.0``), for ``fit``."""
     return lambda opt: torch.optim.lr_scheduler.LambdaLR(
         opt, lambda done: warmup_inverse_sqrt(done + 1, d_model, warmup, factor)
     )
 
 
 def linear_decay(steps: int, warmup: int = 0):
-    """``optimizer -> LambdaLR`` for ``fit(scheduler=...)``: the learning rate rises linearly from
-    0 to the optimiser's ``lr`` over ``warmup`` steps, then falls linearly to 0 at step ``steps``.
-
-    With a fixed budget of steps, ending at a rate of 0 lets the weights settle: the model at the
-    last step is not a snapshot of one that still jumps from step to step.
-    """
+    """``optimizer -> LambdaLR`` for ``fit``: the rate rises linearly from 0 to ``lr`` over ``warmup``
+    steps, then falls linearly to 0 at step ``steps``, so that the weights settle."""
     check_int("steps", steps, minimum=None), check_int("warmup", warmup, minimum=None)
     if steps < 1 or not 0 <= warmup < steps:
         raise ValueError(f"need steps >= 1 and 0 <= warmup < steps, got {steps=}, {warmup=}")
@@ -175,11 +157,8 @@ def linear_decay(steps: int, warmup: int = 0):
 def label_smoothed_cross_entropy(
     logits: torch.Tensor, target: torch.Tensor, smoothing: float = 0.1, ignore_index: int = -100
 ) -> torch.Tensor:
-    """Cross-entropy against ``(1 - smoothing) * one_hot(target) + smoothing / V``, averaged over
-    the targets that are not ``ignore_index``.
-
-    ``logits`` (M, V), ``target`` (M,). Equals ``F.cross_entropy(..., label_smoothing=smoothing)``.
-    """
+    """Cross-entropy of ``logits`` (M, V) against ``(1 - smoothing) * one_hot(target (M,)) +
+    smoothing / V``, averaged over the targets other than ``ignore_index`` (= ``F.cross_entropy``'s)."""
     if logits.dim() != 2 or target.shape != logits.shape[:1]:
         raise ValueError(
             f"logits must be (M, V) and target (M,), got {tuple(logits.shape)}, {tuple(target.shape)}"
@@ -197,9 +176,7 @@ def label_smoothed_cross_entropy(
 
 def _same_kind(data: Batch, tensors) -> Batch:
     """``tensors`` as the same kind of tuple as ``data`` (a named tuple keeps its field names)."""
-    if hasattr(data, "_fields"):
-        return type(data)(*tensors)
-    return tuple(tensors)
+    return type(data)(*tensors) if hasattr(data, "_fields") else tuple(tensors)
 
 
 def _make_optimizer(optimizer, params, lr: float) -> torch.optim.Optimizer:
@@ -280,34 +257,14 @@ def fit(
     progress: bool | None = None,
     label: str = "train",
 ) -> History:
-    """Train ``model`` for ``steps`` minibatch steps.
-
-    Args:
-        model: the network; it is moved to ``device``.
-        data: a tuple of tensors that share their first dimension N (e.g. ``Example(x, y)`` or a
-            ``Seq2SeqBatch``).
-        loss_fn: ``loss_fn(model, batch)`` returns the scalar loss of one minibatch ``batch``
-            (the same kind of tuple as ``data``, a named tuple keeping its field names, each
-            tensor cut to ``batch_size`` rows, on ``device``).
-        steps: number of optimiser steps.
-        batch_size: rows per minibatch; epochs are reshuffled with a generator seeded by ``seed``.
-        lr: learning rate for a named optimiser.
-        optimizer: ``"adam"``, ``"adamw"``, ``"sgd"``, an optimiser, or ``params -> optimiser``.
-        scheduler: ``optimizer -> scheduler``; its ``step()`` is called after every step.
-        clip_norm: clip the global gradient norm to this value (None: no clipping).
-        eval_fn: ``eval_fn(model) -> {metric: value}``, run under ``torch.no_grad`` in eval mode.
-        eval_every: run ``eval_fn`` every this many steps (and always after the last step).
-        stop_when: ``stop_when(metrics) -> bool`` on each evaluation's metrics; True ends training
-            early (e.g. ``lambda m: m["accuracy"] >= 0.99``). ``history.stopped_early`` records it.
-        device: where to train; None picks one with ``get_device()``.
-        seed: seeds the minibatch order.
-        progress: show a tqdm bar; None follows ``SEQLAB_PROGRESS``.
-        label: a name shown in the bar and the summary.
-
-    Returns:
-        A ``History``. Training stops early, with ``history.diverged_at`` set, at the first
-        non-finite loss or gradient norm; the offending step is not applied.
-    """
+    """Train ``model`` (moved to ``device``) for ``steps`` optimiser steps on minibatches of
+    ``data``, tensors sharing their first dimension N (e.g. ``Example(x, y)``): ``loss_fn(model,
+    batch)`` gets ``batch_size`` rows as ``data``'s kind of tuple, in an order seeded by ``seed``.
+    ``optimizer``: ``"adam"``, ``"adamw"``, ``"sgd"`` (at ``lr``), an optimiser, or ``params ->
+    optimiser``; ``scheduler``: ``optimizer -> scheduler``, stepped after every step;
+    ``clip_norm``: the global gradient norm's bound (None: no clipping); ``eval_fn(model) ->
+    {metric: value}`` runs without gradients every ``eval_every`` steps and at the end, and
+    ``stop_when(metrics)`` True ends training early. Returns a ``History``."""
     if not isinstance(data, (tuple, list)) or not data:
         raise TypeError("data must be a non-empty tuple of tensors sharing their first dimension")
     n = data[0].shape[0]

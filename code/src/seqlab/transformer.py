@@ -1,36 +1,21 @@
 """The Transformer (Vaswani et al. 2017), assembled from the parts of the earlier chapters.
 
 An encoder layer is self-attention and a feed-forward network (FFN), each wrapped in a residual
-connection and a LayerNorm; a decoder layer adds cross-attention between the two, with queries
-from the decoder and keys and values from the encoder's output (the *memory*)::
+connection and a LayerNorm; a decoder layer adds cross-attention over the encoder's output (the
+*memory*)::
 
     post-norm (the paper):  x = norm(x + dropout(sublayer(x)))
     pre-norm (an option):   x = x + dropout(sublayer(norm(x)))      (one final norm per stack)
 
-``EncoderLayer.encode`` and ``DecoderLayer.decode`` read as these equations, with one method per
-sub-layer, as in ``nn.TransformerEncoderLayer``: ``_sa_block`` (self-attention, ``self_attn``),
-``_mha_block`` (cross-attention, ``multihead_attn``), ``_ff_block`` (the FFN,
-``max(0, x W_1 + b_1) W_2 + b_2``); both attentions are ``seqlab.multihead.MultiheadAttention``.
-Attention weights are returned when asked (``need_weights=True``), never stored on the module.
-``residual=False`` drops the ``x +`` and ``layer_norm=False`` drops the norms, to see what they
-do. The layers are drop-ins for ``nn.TransformerEncoderLayer`` / ``nn.TransformerDecoderLayer``
-(ReLU FFN, batch first): the same parameter names, so ``load_state_dict`` works both ways (and
-``from_torch`` copies one, its sizes and dropout included), and the same ``forward`` arguments.
-Dropout acts where torch's does: on the attention weights, inside the FFN, and on every
-sub-layer's output.
-
-Masks: the layers' ``forward`` takes ``nn.TransformerEncoderLayer``'s arguments with its meaning
-(bool True = ignore, or float 0 / -inf) and converts them once (``seqlab.masks.from_torch_args``)
-to seqlab's meaning (True = may attend), which everything below it uses (``encode``, ``decode``,
-``MultiheadAttention.attend``); ``Transformer`` builds its masks in that meaning from the source
-lengths, once per batch.
-
-``Transformer`` is the encoder-decoder for token sequences: embeddings scaled by sqrt(E),
-sinusoidal positions, the two stacks, and an output projection; with ``tie_weights`` the
-source embedding, target embedding and output projection share one (V, E) matrix (a shared
-vocabulary). Decoding (``encode`` + ``step``, used by ``seqlab.decoding``) keeps each decoder
-layer's past keys and values (the KV cache of ``seqlab.multihead.MultiheadAttention``), so
-step t projects only the new token instead of all t tokens.
+``encode`` / ``decode`` read as these equations, one method per sub-layer as in
+``nn.TransformerEncoderLayer`` (``_sa_block``, ``_mha_block``, ``_ff_block``). The layers are
+drop-ins for ``nn.TransformerEncoderLayer`` / ``nn.TransformerDecoderLayer`` (ReLU, batch first):
+same parameter names (``load_state_dict`` both ways, ``from_torch``), ``forward`` arguments and
+mask meanings (bool True = ignore, or float -inf), converted once by
+``seqlab.masks.from_torch_args`` to seqlab's True = may attend. ``residual=False`` /
+``layer_norm=False`` drop the ``x +`` / the norms. ``Transformer`` adds embeddings scaled by
+sqrt(E), sinusoidal positions and an output projection (one shared (V, E) matrix with
+``tie_weights``); decoding (``encode`` + ``step``) keeps a KV cache per decoder layer.
 
 Shapes: src (N, S), tgt_in (N, L) token ids; activations (N, T, E); logits (N, L, V).
 """
@@ -54,19 +39,8 @@ __all__ = ["EncoderLayer", "DecoderLayer", "Transformer"]
 
 
 class _Layer(nn.Module):
-    """What encoder and decoder layers share: their arguments, self-attention, the FFN, the
-    norms and dropout.
-
-    Args:
-        d_model: E.  nhead: H.  dim_feedforward: d_ff, the FFN's hidden width.
-        dropout: on the attention weights, inside the FFN and on each sub-layer's output (as
-            torch does); active in training mode only.
-        norm_first: pre-norm instead of the paper's post-norm.
-        residual, layer_norm: set False to remove the residual connections or the LayerNorms.
-        layer_norm_eps: the LayerNorms' epsilon.
-        impl: the attention path of every ``MultiheadAttention`` in the layer, ``"scratch"``
-            (the default) or ``"torch"`` (the fused kernel).
-    """
+    """What encoder and decoder layers share. ``d_model`` E, ``nhead`` H, ``dim_feedforward``
+    the FFN's width; ``dropout`` where torch's acts; ``impl`` the attentions' path."""
 
     sublayers = 2  # self-attention and the FFN; a decoder layer adds cross-attention
 
@@ -108,9 +82,7 @@ class _Layer(nn.Module):
 
     @classmethod
     def from_torch(cls, layer: nn.Module):
-        """A copy of a batch-first, ReLU ``nn.TransformerEncoderLayer`` (for ``EncoderLayer``) or
-        ``nn.TransformerDecoderLayer`` (for ``DecoderLayer``): same sizes, eps, dropout,
-        weights, dtype and device."""
+        """A copy of a batch-first, ReLU ``nn.Transformer{Encoder,Decoder}Layer``."""
         if not layer.self_attn.batch_first or layer.activation is not F.relu:
             raise ValueError("from_torch needs a layer built with batch_first=True and activation='relu'")
         if layer.norm1.bias is None or layer.linear1.bias is None:
@@ -131,8 +103,7 @@ class _Layer(nn.Module):
 
 
 class EncoderLayer(_Layer):
-    """Self-attention, then the FFN. Same parameters as ``nn.TransformerEncoderLayer``;
-    arguments as for ``_Layer``."""
+    """Self-attention, then the FFN (``nn.TransformerEncoderLayer``'s parameters)."""
 
     def forward(
         self,
@@ -142,12 +113,8 @@ class EncoderLayer(_Layer):
         is_causal: bool = False,
         need_weights: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        """``src`` (N, S, E). Masks as in ``nn.TransformerEncoderLayer`` (bool True = ignore, or float -inf):
-        ``src_mask`` (S, S), ``src_key_padding_mask`` (N, S) (True = padding); ``is_causal``
-        as in ``seqlab.masks.from_torch_args``.
-
-        Returns (N, S, E), and with ``need_weights`` also every head's weights (N, H, S, S).
-        """
+        """``src`` (N, S, E), ``src_mask`` (S, S), ``src_key_padding_mask`` (N, S) -> (N, S, E),
+        and with ``need_weights`` every head's weights (N, H, S, S)."""
         self._check(src, "src")
         n, s = src.shape[:2]
         names = ("src_mask", "src_key_padding_mask")
@@ -184,10 +151,7 @@ class EncoderLayer(_Layer):
 
 
 class DecoderLayer(_Layer):
-    """Masked self-attention, cross-attention over the memory, then the FFN.
-
-    Same parameters as ``nn.TransformerDecoderLayer``; arguments as for ``_Layer``.
-    """
+    """Masked self-attention, cross-attention, the FFN (``nn.TransformerDecoderLayer``'s parameters)."""
 
     sublayers = 3
 
@@ -203,14 +167,8 @@ class DecoderLayer(_Layer):
         memory_is_causal: bool = False,
         need_weights: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, dict]:
-        """``tgt`` (N, L, E) over ``memory`` (N, S, E). Returns (N, L, E).
-
-        Masks as in ``nn.TransformerDecoderLayer`` (bool True = ignore, or float -inf): ``tgt_mask`` (L, L),
-        ``memory_mask`` (L, S), key-padding masks (N, L) and (N, S); ``tgt_is_causal`` and
-        ``memory_is_causal`` as in ``seqlab.masks.from_torch_args`` (query i sees targets, or
-        memory positions, j <= i). With ``need_weights`` also returns
-        ``{"self": (N, H, L, L), "cross": (N, H, L, S)}``.
-        """
+        """``tgt`` (N, L, E) over ``memory`` (N, S, E) -> (N, L, E); masks (L, L), (L, S), (N, L),
+        (N, S). With ``need_weights`` also ``{"self": (N, H, L, L), "cross": (N, H, L, S)}``."""
         self._check(tgt, "tgt")
         self._check(memory, "memory")
         if memory.shape[0] != tgt.shape[0]:
@@ -237,12 +195,9 @@ class DecoderLayer(_Layer):
         cache: KV | None = None,
         need_weights: bool = False,
     ) -> tuple[torch.Tensor, dict, KV]:
-        """The decoder layer's equations on ``x`` (N, L, E), masks True = may attend.
-
-        ``memory_kv``: the memory's keys and values (``multihead_attn.project_kv``). ``cache``: the
-        keys and values of earlier positions (decoding), or None. Returns the output (N, L, E),
-        the weights (``{}`` unless ``need_weights``) and the self-attention cache extended by x.
-        """
+        """The decoder layer's equations on ``x`` (N, L, E), masks True = may attend; ``cache``:
+        earlier positions' keys and values. Returns (N, L, E), the weights ({} unless
+        ``need_weights``) and the cache extended by x."""
         if self.norm_first:
             h, w_self, cache = self._sa_block(self.norm1(x), self_mask, cache, need_weights)
             x = x + h if self.residual else h
@@ -272,8 +227,7 @@ class DecoderLayer(_Layer):
     def _mha_block(
         self, x: torch.Tensor, memory_kv: KV, mask: torch.Tensor | None, need_weights: bool
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Cross-attention MultiHead(x, memory, memory): queries from x, keys and values from
-        the memory (``memory_kv``, projected once), then dropout."""
+        """Cross-attention MultiHead(x, memory, memory) (``memory_kv`` projected once), then dropout."""
         h, weights, _ = self.multihead_attn.attend(
             x, None, None, mask, memory_kv=memory_kv, need_weights=need_weights, average_attn_weights=False
         )
@@ -295,17 +249,8 @@ def _check_tokens(tokens: torch.Tensor, vocab: int, name: str) -> None:
 
 
 class Transformer(nn.Module):
-    """The encoder-decoder Transformer for token sequences.
-
-    Args:
-        src_vocab, tgt_vocab: vocabulary sizes (equal when ``tie_weights``: one shared vocabulary).
-        d_model: E.  nhead: H.  num_encoder_layers, num_decoder_layers: stack depths.
-        dim_feedforward, dropout, norm_first, residual, layer_norm, impl: as for the layers.
-        embedding_dropout: dropout on the embeddings plus positions, the input of each stack
-            (None: ``dropout``, as in the paper). Cheaper than dropout inside every layer.
-        tie_weights: one (V, E) matrix for the source embedding, the target embedding and the
-            output projection (the output keeps its own bias).
-    """
+    """The encoder-decoder Transformer for token sequences; ``embedding_dropout`` (None:
+    ``dropout``) acts on each stack's input, the other arguments as for the layers."""
 
     def __init__(
         self,
@@ -376,8 +321,7 @@ class Transformer(nn.Module):
     def _memory(
         self, src: torch.Tensor, keys: torch.Tensor, need_weights: bool = False
     ) -> tuple[torch.Tensor, list[torch.Tensor | None]]:
-        """The encoder's output (N, S, E) and each layer's weights (N, H, S, S) (None unless
-        ``need_weights``); ``keys`` (N, 1, 1, S) True = a real source token."""
+        """The memory (N, S, E) and each layer's weights (N, H, S, S) or None; ``keys`` (N, 1, 1, S)."""
         x, weights = self._embed(self.src_embed, src), []
         for layer in self.encoder:
             x, w = layer.encode(x, keys, need_weights)
@@ -387,8 +331,7 @@ class Transformer(nn.Module):
     def forward(
         self, src: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor, need_weights: bool = False
     ) -> torch.Tensor | tuple[torch.Tensor, dict]:
-        """Teacher-forced logits (N, L, V) for ``tgt_in`` (N, L) (BOS first). With
-        ``need_weights`` returns ``(logits, weights)`` as ``attention_weights`` describes."""
+        """Teacher-forced logits (N, L, V) for ``tgt_in`` (N, L), and the weights with ``need_weights``."""
         keys = masks.combine(None, self._source_mask(src, src_len))  # (N, 1, 1, S): real tokens
         _check_tokens(tgt_in, self.tgt_vocab, "tgt_in")
         if tgt_in.shape[0] != src.shape[0]:
@@ -414,8 +357,7 @@ class Transformer(nn.Module):
 
     # ---------------------------------------------------------------- decoding
     def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> dict:
-        """The decoding state: the source mask, the memory's keys and values per decoder layer,
-        empty caches."""
+        """The decoding state: source mask, memory keys and values per layer, empty caches."""
         source_mask = self._source_mask(src, src_len)  # (N, S), True = a real token
         memory = self._memory(src, masks.combine(None, source_mask))[0]
         return {
@@ -426,8 +368,7 @@ class Transformer(nn.Module):
         }
 
     def step(self, tokens: torch.Tensor, state: dict) -> tuple[torch.Tensor, dict]:
-        """One decoder position: ``tokens`` (N,) the previous output. Returns logits (N, V), state.
-        Equal to ``forward``'s last position with a causal mask, one position at a time."""
+        """One decoder position: ``tokens`` (N,) -> logits (N, V), state (``forward``'s, incrementally)."""
         if tokens.dim() != 1:
             raise ValueError(f"tokens must be (N,), got {tuple(tokens.shape)}")
         _check_tokens(tokens.unsqueeze(1), self.tgt_vocab, "tokens")

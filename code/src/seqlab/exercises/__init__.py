@@ -60,12 +60,8 @@ def check_close(
     reveal: bool = True,
     dtype: torch.dtype | None = None,
 ) -> None:
-    """Assert that ``value`` is a tensor of ``expected``'s shape and close to it elementwise.
-
-    ``reveal=False``: the message says where and how many entries are wrong but not the expected
-    values (for a public test whose expected values are the answer to a conceptual question).
-    ``dtype``: the dtype the question asks for; another one is an error.
-    """
+    """Assert that ``value`` is a tensor of ``expected``'s shape (and ``dtype`` if given), close to
+    it elementwise; with ``reveal=False`` the message does not show the expected values."""
     value = check_tensor(value, name, tuple(expected.shape))
     if dtype is not None and value.dtype != dtype:
         raise AssertionError(f"{name} has dtype {value.dtype}, expected {dtype}")
@@ -89,11 +85,8 @@ def check_close(
 
 
 def check_number(value, expected: float, name: str, rel: float = 1e-6, abs_tol: float = 0.0) -> None:
-    """Assert that ``value`` is a real number (int, float or a one-element tensor) close to
-    ``expected``: ``|value - expected| <= max(rel * |expected|, abs_tol)``.
-
-    For the conceptual questions: a count, a derived formula evaluated at given sizes, a ratio.
-    """
+    """Assert that ``value`` (int, float or a one-element tensor) is close to ``expected``:
+    ``|value - expected| <= max(rel * |expected|, abs_tol)``."""
     if value is None or value is Ellipsis:
         raise AssertionError(f"{name} is {value!r}: the answer is not written yet")
     if isinstance(value, torch.Tensor):
@@ -116,21 +109,14 @@ _FORMAT_ONLY_CASES: dict[str, list[str]] = {}  # test case ("question i") -> tho
 
 
 def format_only(name: str) -> None:
-    """Say that the public test now running checks only the *format* of ``name`` (a letter, a
-    pair of letters, an integer read off a table), not its value.
-
-    With :func:`readable_feedback` on (the student notebook), ``grader.check`` then reports
-    "format accepted; the value is graded by hidden tests" for the question instead of "passed".
-    :func:`check_choice` and :func:`check_integer` call it; a public test that checks a format by
-    other means calls it itself.
-    """
+    """Say that the public test now running checks only the *format* of ``name``, not its value:
+    with :func:`readable_feedback` on, ``grader.check`` then reports ``FORMAT_ONLY``, not "passed"."""
     _format_checks.append(str(name))
 
 
 def check_choice(value, options: str, name: str) -> str:
-    """Assert that ``value`` is one of the letters in ``options`` (e.g. "abcd"), and return it
-    in lower case. The test that checks *which* letter is right is a separate (hidden) case, so
-    this check is reported as a format check (see :func:`format_only`)."""
+    """``value`` in lower case if it is one of the letters in ``options`` (e.g. "abcd"): a format
+    check (:func:`format_only`; a hidden case checks which letter)."""
     if value is None or value is Ellipsis:
         raise AssertionError(f"{name} is {value!r}: the answer is not written yet")
     if not isinstance(value, str) or len(value.strip()) != 1 or value.strip().lower() not in options:
@@ -140,10 +126,8 @@ def check_choice(value, options: str, name: str) -> str:
 
 
 def check_integer(value, name: str, low: int | None = None, high: int | None = None) -> int:
-    """Assert that ``value`` is an ``int`` (not a bool, not a float), within ``[low, high]`` where
-    given, and return it: the format of a count or of a number read off a table. Its value is
-    graded by a hidden test, so this check is reported as a format check (see :func:`format_only`).
-    """
+    """``value`` if it is an ``int`` (not a bool) in ``[low, high]`` where given: a format check
+    (:func:`format_only`; a hidden test grades the value)."""
     if value is None or value is Ellipsis:
         raise AssertionError(f"{name} is {value!r}: the answer is not written yet")
     if isinstance(value, bool) or not isinstance(value, int):
@@ -156,10 +140,8 @@ def check_integer(value, name: str, low: int | None = None, high: int | None = N
 
 
 def count_torch_calls(fn) -> int:
-    """How many torch functions and tensor methods (``@``, ``[]`` and ``.sum()`` included) ``fn()``
-    calls. An answer written with whole-tensor operations calls the same number at every size; one
-    that loops over the batch or the positions calls more on a bigger input. Cheap (no dispatcher
-    hooks), so a public test can use it to check "no loops"."""
+    """How many torch functions and tensor methods (``@``, ``[]``, ``.sum()``) ``fn()`` calls: the
+    same number at every size for whole-tensor code, more on a bigger input for a loop."""
     from torch.overrides import TorchFunctionMode
 
     class _Counter(TorchFunctionMode):
@@ -215,17 +197,10 @@ def _resolve(dotted: str):
 
 @contextmanager
 def forbid(namespace: dict, *dotted_names: str, also: tuple[dict, ...] = ()) -> Iterator[None]:
-    """Make ``dotted_names`` (e.g. ``"seqlab.rnn.RNN"``) unusable while the block runs.
-
-    A hidden test wraps the call to the student's answer in this, so that an answer that merely
-    delegates to the course's (or PyTorch's) implementation of the very thing it was asked to write
-    fails with :class:`DelegationError`. Each name is replaced by a stand-in in its module, in every
-    loaded ``seqlab`` / ``torch`` module that re-exports it, in ``namespace`` (the notebook's
-    globals), in the defaults and closures of the functions there, and, for an ``nn.Module``
-    class, its ``forward`` is replaced too (so instances made beforehand refuse as well).
-    ``also``: more namespaces to clean (the globals of the answer, when ``namespace`` is a copy).
-    Everything is put back when the block ends, even if it raises.
-    """
+    """Make ``dotted_names`` (e.g. ``"seqlab.rnn.RNN"``) raise :class:`DelegationError` while the
+    block runs: in their modules, every loaded ``seqlab`` / ``torch`` module, ``namespace`` and
+    ``also`` (globals), the defaults and closures of the functions there, and an ``nn.Module``'s
+    ``forward``. Everything is put back when the block ends, even if it raises."""
     targets = [(dotted, *_resolve(dotted)) for dotted in dotted_names]  # (name, owner, key, obj)
     stand_ins = {id(obj): _Forbidden(dotted) for dotted, _, _, obj in targets}
     originals = {id(obj) for _, _, _, obj in targets}
@@ -290,12 +265,8 @@ def forbid(namespace: dict, *dotted_names: str, also: tuple[dict, ...] = ()) -> 
 
 
 def forbidding(function, namespace: dict, *dotted_names: str):
-    """``function`` wrapped so that each call runs inside :func:`forbid` ``(namespace, *dotted_names)``.
-
-    A hidden test rebinds the student's answer with it, e.g.
-    ``rnn_forward = forbidding(rnn_forward, globals(), "seqlab.rnn.RNN", "torch.nn.RNN")``, and then
-    calls it as usual; the reference values the test computes itself are not affected.
-    """
+    """``function`` with each call inside :func:`forbid` ``(namespace, *dotted_names)``, e.g.
+    ``rnn_forward = forbidding(rnn_forward, globals(), "seqlab.rnn.RNN", "torch.nn.RNN")``."""
     if not callable(function):
         raise AssertionError(f"the answer should be a function, got {type(function).__name__}")
 
@@ -312,10 +283,8 @@ def forbidding(function, namespace: dict, *dotted_names: str):
 
 
 def student_message(doctest_output: str) -> str:
-    """A failing doctest's report (otter's ``grader.check`` shows one per failed test case),
-    rewritten for a student: the message of the check first (``AssertionError: ...`` without its
-    class name), then the line of the test that failed, then, for an error raised inside the
-    student's own code, the lines of that code, never doctest's or the checks' machinery."""
+    """A failing doctest's report rewritten for a student: the check's message, the test's line that
+    failed, and for an error in the student's code its lines (never the checks' machinery)."""
     failed = re.search(
         r"^Failed example:\n([\s\S]*?)^(Exception raised|Expected):\n([\s\S]*)", doctest_output, re.M
     )
@@ -368,14 +337,9 @@ def _format_note(test_file) -> str | None:
 
 
 def readable_feedback() -> None:
-    """Make ``grader.check`` in this kernel show :func:`student_message` instead of doctest's
-    trace for each failing public test (what passes or fails does not change), and report a
-    public test that checks only a format (:func:`format_only`) as "format accepted; the value is
-    graded by hidden tests", never as "passed".
-
-    The student notebook's set-up cell calls it; the graders skip that cell (it is tagged
-    ``otter_ignore``), so grading runs otter as it is. Calling it again does nothing.
-    """
+    """Make ``grader.check`` in this kernel show :func:`student_message` for a failing public test
+    and ``FORMAT_ONLY`` for a format-only one (the student notebook's ``otter_ignore`` set-up cell
+    calls it, so grading runs otter as it is). Calling it again does nothing."""
     from otter.test_files import abstract_test, ok_test
 
     if getattr(ok_test.run_doctest, "_seqlab_readable", False):
