@@ -55,7 +55,6 @@ from tools.course import ROOT, chapters
 from tools.otter_format import has_exercises, questions
 
 HERE = Path(__file__).resolve().parent
-
 SANDBOX = HERE / "sandbox.py"
 STATUS_ORDER = ("graded", "tampering", "memory", "timeout", "crashed", "wrong_chapter", "rejected")
 
@@ -101,10 +100,10 @@ def load_chapters(dist: Path) -> dict[str, Chapter]:
                 for i, case in enumerate(spec["test"]["suites"][0]["cases"]):
                     if not case.get("hidden", True):
                         name = case.get("name", f"{spec['test']['name']} - {i + 1}")
-                        code = [
-                            line[4:] for line in case["code"].splitlines() if line[:4] in (">>> ", "... ")
-                        ]
-                        public[f"{question}/{name}"] = "\n".join(code)
+                        code = case["code"].splitlines()
+                        public[f"{question}/{name}"] = "\n".join(
+                            x[4:] for x in code if x[:4] in (">>> ", "... ")
+                        )
         found[notebook.stem] = Chapter(notebook.stem, zips[-1], tests, points, public)
     return found
 
@@ -127,37 +126,23 @@ def match_chapter(
     by_metadata = otter.get("assignment_name")
     by_name = [c for c in known if c in path.stem]
     by_name = [max(by_name, key=len)] if by_name else []  # "lstm" is inside "lstmn"
-    if by_metadata in known:
-        if by_name and by_name[0] != by_metadata:
-            return (
-                None,
-                "wrong_chapter",
-                (f"the file name says {by_name[0]!r} but the notebook is chapter {by_metadata!r}"),
-            )
-        chapter = by_metadata
-    elif by_metadata:
-        return None, "wrong_chapter", f"the notebook is {by_metadata!r}, which has no graded exercises"
-    elif by_name:
-        chapter = by_name[0]
+    if by_metadata in known and by_name and by_name[0] != by_metadata:
+        why = f"the file name says {by_name[0]!r} but the notebook is chapter {by_metadata!r}"
+    elif by_metadata and by_metadata not in known:
+        why = f"the notebook is {by_metadata!r}, which has no graded exercises"
+    elif not by_metadata and not by_name:
+        why = "cannot tell the chapter: no otter metadata and no chapter name in the file name"
+    elif only is not None and (by_metadata or by_name[0]) != only:
+        why = f"a notebook for chapter {by_metadata or by_name[0]!r}, not {only!r}"
     else:
-        return (
-            None,
-            "wrong_chapter",
-            "cannot tell the chapter: no otter metadata and no chapter name in the file name",
-        )
-    if only is not None and chapter != only:
-        return None, "wrong_chapter", f"a notebook for chapter {chapter!r}, not {only!r}"
-    return chapter, "", ""
+        return by_metadata or by_name[0], "", ""
+    return None, "wrong_chapter", why
 
 
 def _clean(text: str, workdir: Path) -> str:
-    """A message with run-specific details (temporary folders, addresses) taken out, so that
-    grading the same submission twice gives the same bytes."""
-    for path, name in (
-        (workdir.resolve(), "<submission folder>"),
-        (workdir.resolve().parent, "<grader folder>"),
-    ):
-        text = text.replace(str(path), name)
+    """``text`` without run-specific folders and addresses: grading twice gives the same bytes."""
+    text = text.replace(str(workdir.resolve()), "<submission folder>")
+    text = text.replace(str(workdir.resolve().parent), "<grader folder>")
     return re.sub(r"0x[0-9a-fA-F]{6,}", "0x…", text)
 
 
@@ -169,38 +154,19 @@ def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
         workdir = tmp_path / "work"
         workdir.mkdir()
         results = tmp_path / "results.jsonl"
-        request = {
-            "notebook": str(path),
-            "tests": chapter.tests,
-            "results": str(results),
-            "workdir": str(workdir),
-            "cell_timeout": settings.cell_timeout,
-            "test_timeout": settings.test_timeout,
-            "memory_bytes": int(settings.memory_gb * 2**30),
-            "file_bytes": int(settings.file_mb * 2**20),
-        }
+        request = dict(notebook=str(path), tests=chapter.tests, results=str(results), workdir=str(workdir),
+                       cell_timeout=settings.cell_timeout, test_timeout=settings.test_timeout,
+                       memory_bytes=int(settings.memory_gb * 2**30),
+                       file_bytes=int(settings.file_mb * 2**20))  # fmt: skip
         (tmp_path / "request.json").write_text(json.dumps(request))
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": os.environ.get("HOME", str(workdir)),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONHASHSEED": "0",
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-            "MPLBACKEND": "Agg",
-            "SEQLAB_PROGRESS": "0",
-            "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-        }
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", str(workdir)),
+               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
+               "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg", "SEQLAB_PROGRESS": "0",
+               "PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # fmt: skip
         with open(tmp_path / "stderr.txt", "wb") as err:
-            process = subprocess.Popen(
-                [sys.executable, str(SANDBOX), str(tmp_path / "request.json")],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=err,
-                cwd=workdir,
-                env=env,
-                start_new_session=True,
-            )
+            command = [sys.executable, str(SANDBOX), str(tmp_path / "request.json")]
+            process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
+                                       cwd=workdir, env=env, start_new_session=True)  # fmt: skip
             killed = False
             try:
                 process.stdin.write((token + "\n").encode())
@@ -259,17 +225,12 @@ def _interpret(
     if not done:
         unfinished = [q for q, _ in chapter.tests if q not in graded_questions]
         where = "its cells" if cells is None else f"the tests of {unfinished[0]}" if unfinished else "the end"
-        if killed:
-            status = "timeout"
-            errors.append(
-                f"killed after {settings.timeout:g} s in {where}; unfinished graded_questions get 0"
-            )
-        else:
-            status = "crashed"
-            reason = f"the process ended (exit code {code}) in {where}; unfinished graded_questions get 0"
-            if stderr.strip():
-                reason += f" [{stderr.strip().splitlines()[-1][:200]}]"
-            errors.append(reason)
+        status = "timeout" if killed else "crashed"
+        what = f"killed after {settings.timeout:g} s" if killed else f"the process ended (exit code {code})"
+        reason = f"{what} in {where}; unfinished graded_questions get 0"
+        if stderr.strip() and not killed:
+            reason += f" [{stderr.strip().splitlines()[-1][:200]}]"
+        errors.append(reason)
     elif refused or replaced or "exit" in kinds:
         status = "tampering"
     elif "timeout" in kinds:
@@ -329,14 +290,14 @@ def _feedback(chapter: Chapter, scores: dict, status: str, errors: list[str], gr
 
 def _rejected(status: str, reason: str) -> dict:
     """The result of a file that was not graded: no chapter, no scores, the reason."""
-    lines = ["# Feedback", "", f"Score: 0 (status: {status})", "", reason]
+    feedback = f"# Feedback\n\nScore: 0 (status: {status})\n\n{reason}\n"
     return {
         "chapter": "",
         "scores": {},
         "possible": 0.0,
         "status": status,
         "error": reason,
-        "feedback": "\n".join(lines) + "\n",
+        "feedback": feedback,
     }
 
 
@@ -376,18 +337,8 @@ def csv_text(rows: list[tuple[str, dict]], known: dict[str, Chapter]) -> str:
     for file, result in rows:
         scores = result["scores"]
         cells = [f"{scores[c]:g}" if c in scores else "" for c in columns]
-        total = sum(scores.values())
-        writer.writerow(
-            [
-                file,
-                result["chapter"],
-                *cells,
-                f"{total:g}",
-                f"{result['possible']:g}",
-                result["status"],
-                result["error"],
-            ]
-        )
+        total, possible = f"{sum(scores.values()):g}", f"{result['possible']:g}"
+        writer.writerow([file, result["chapter"], *cells, total, possible, result["status"], result["error"]])
     return buffer.getvalue()
 
 
@@ -407,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dist", type=Path, default=Path("dist"))
     parser.add_argument("--out", type=Path, default=Path("grades.csv"))
     parser.add_argument(
-        "--feedback", type=Path, help="folder for the feedback files (default: feedback/ next to --out)"
+        "--feedback", type=Path, help="folder for the feedback files (default: next to --out)"
     )
     parser.add_argument("--chapter", help="grade only submissions of this chapter; others are wrong_chapter")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
