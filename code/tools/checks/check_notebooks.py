@@ -58,12 +58,9 @@ def _free_port() -> int:
 
 
 # every cell in the DOM (no windowing), so the checks see the whole notebook; no news pop-up
-OVERRIDES = json.dumps(
-    {
-        "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
-        "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
-    }
-)
+NOTIFY = {"fetchNews": "false", "checkForUpdates": False}
+OVERRIDES = json.dumps({"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+                        "@jupyterlab/apputils-extension:notification": NOTIFY})  # fmt: skip
 
 
 def student_venv(where: Path) -> Path:
@@ -97,24 +94,22 @@ def prepare_notebooks(names: list[str], folder: Path, executed: Path) -> dict[st
     returns {chapter: the question answered} (empty string for a chapter without exercises)."""
     site = ROOT / "_build" / "html" / "_sources" / "chapters"
     answered = {}
-    for path in chapters():
-        if path.stem not in names:
-            continue
-        served = site / path.name
+    for path in (p for p in chapters() if p.stem in names):
+        served, target = site / path.name, folder / path.name
         if served.is_file():
-            nb = read(served)
+            write(read(served), target)
         else:
-            nb = student.student_notebook(
-                path, student.executed_copy(path, executed if executed.is_dir() else None)
+            write(
+                student.student_notebook(
+                    path, student.executed_copy(path, executed if executed.is_dir() else None)
+                ),
+                target,
             )
-        target = folder / path.name
-        write(nb, target)
         answered[path.stem] = ""
         if has_exercises(path):
             names_q = [q for q, _ in questions(path)]
-            first = names_q[0]
-            write(fill(target, {first: solutions(path)[first]}, names_q), target)
-            answered[path.stem] = first
+            write(fill(target, {names_q[0]: solutions(path)[names_q[0]]}, names_q), target)
+            answered[path.stem] = names_q[0]
     return answered
 
 
@@ -143,21 +138,16 @@ def start_lab(venv: Path, folder: Path, port: int, token: str, log) -> subproces
 
 
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook shown, not one left open behind it
-MARKDOWN_TEXT = (
-    f"Array.from(document.querySelectorAll('{PANEL} .jp-RenderedMarkdown')).map(e => e.innerText).join('\\n')"
-)
+ALL = "Array.from(document.querySelectorAll('" + PANEL + " {}'))"
+MARKDOWN_TEXT = ALL.format(".jp-RenderedMarkdown") + ".map(e => e.innerText).join('\\n')"
 IMAGES = (
-    "Array.from(document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook img'))"
-    ".map(i => ({src: i.src.slice(0, 60), w: i.naturalWidth, done: i.complete}))"
+    ALL.format(".jp-Notebook img")
+    + ".map(i => ({src: i.src.slice(0, 60), w: i.naturalWidth, done: i.complete}))"
 )
-BUSY = (
-    "Array.from(document.querySelectorAll("
-    "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt'))"
-    ".filter(p => p.innerText.includes('*')).length"
-)
+BUSY = ALL.format(".jp-CodeCell .jp-InputPrompt") + ".filter(p => p.innerText.includes('*')).length"
 LINKS = (
-    f"Array.from(document.querySelectorAll('{PANEL} .jp-RenderedMarkdown a[href]'))"
-    ".map(a => ({text: a.innerText, href: a.getAttribute('href')}))"
+    ALL.format(".jp-RenderedMarkdown a[href]")
+    + ".map(a => ({text: a.innerText, href: a.getAttribute('href')}))"
 )
 # JupyterLab's sanitizer renames an HTML id to data-jupyter-id; its notebook scrolls to either
 IN_VIEW = (
@@ -166,10 +156,7 @@ IN_VIEW = (
     " const r = (e.closest('.jp-Cell') || e).getBoundingClientRect();"
     " return r.bottom > 0 && r.top < window.innerHeight; }"
 )
-WIDGETS = (
-    "document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) "
-    ".widget-progress, .jp-NotebookPanel:not(.lm-mod-hidden) .widget-hprogress').length"
-)
+WIDGETS = f"document.querySelectorAll('{PANEL} .widget-progress, {PANEL} .widget-hprogress').length"
 
 # a bar closes when its training ends (tqdm's leave=False): an observer counts every bar that was
 # ever rendered, however short its training
@@ -180,7 +167,9 @@ WATCH_BARS = (
 )
 
 
-def check_one(page, base: str, token: str, name: str, question: str, out: Path, timeout: float) -> dict:
+def check_one(
+    page, base: str, token: str, name: str, question: str, out: Path, timeout: float, folder: Path
+) -> dict:
     report = {"chapter": name, "errors": [], "problems": []}
     # ?reset: a fresh workspace, with no notebook of the one before still open
     page.goto(f"{base}/lab/tree/{name}.ipynb?reset&token={token}")
@@ -255,14 +244,14 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
     report["images_loaded"] = sum(1 for i in images if i["w"] > 0)
     if report["images_loaded"] != report["images"]:
         report["problems"].append(f"{report['images'] - report['images_loaded']} images not loaded")
-    first_figure = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown img").first
+    first_figure = page.locator(f"{PANEL} .jp-RenderedMarkdown img").first
     if first_figure.count():
         first_figure.scroll_into_view_if_needed()
         first_figure.screenshot(path=str(out / f"{name}-first-figure.png"))
     else:
         report["problems"].append("no figure in the Markdown")
     # the saved notebook: error outputs, and the answered question's check
-    saved = read(Path(report_folder(page)) / f"{name}.ipynb")
+    saved = read(folder / f"{name}.ipynb")
     for cell in saved["cells"]:
         for o in cell.get("outputs", []):
             if o.get("output_type") == "error":
@@ -281,15 +270,11 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
         report["check_passed"] = bool(cells) and "passed" in text and "failed" not in text.lower()
         if not report["check_passed"]:
             report["problems"].append(f'grader.check("{question}") not shown as passing: {text[:300]}')
-    # the student's own run: each cell that computes a figure of the text shows it, each glued value
-    # is printed
+    # the student's own run: each cell that computes a figure of the text shows it; each glued value, printed
     figures = figure_names(saved)
     drawn, missing = 0, []
-    for cell in saved["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        src = cell["source"]
-        outputs = cell.get("outputs", [])
+    for cell in code:
+        src, outputs = cell["source"], cell.get("outputs", [])
         images = sum(1 for o in outputs if "image/png" in o.get("data", {}))
         printed = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
         for glued in plain_notebook.glued_names(src):
@@ -335,11 +320,15 @@ def figure_names(notebook: dict) -> set[str]:
     return set()
 
 
-_FOLDER: dict[int, str] = {}
-
-
-def report_folder(page) -> str:
-    return _FOLDER[id(page.context)]
+def summary(name: str, report: dict) -> str:
+    r = report.get
+    problems = f"  PROBLEMS: {r('problems')}" if r("problems") else ""
+    return (
+        f"{name}: raw markup {r('raw_markup')}, images {r('images_loaded')}/{r('images')} loaded, "
+        f"errors {len(r('errors', []))}, progress widgets {r('progress_widgets')}, "
+        f"check passed {r('check_passed')}, own figures {r('figures_drawn')}, "
+        f"figure link works {r('figure_link_works')}, cells run {r('cells_run')}, {r('seconds')} s{problems}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -369,6 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     folder.mkdir()
     answered = prepare_notebooks(names, folder, args.executed)
     port, token = _free_port(), secrets.token_hex(16)
+    base = f"http://127.0.0.1:{port}"
     reports = []
     with open(args.out / "jupyterlab.log", "w") as log:
         lab = start_lab(venv, folder, port, token, log)
@@ -377,35 +367,20 @@ def main(argv: list[str] | None = None) -> int:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
                 page = context.new_page()
-                _FOLDER[id(context)] = str(folder)
                 for name in names:
                     try:
-                        report = check_one(page, f"http://127.0.0.1:{port}", token, name, answered[name],
-                                           args.out, args.timeout)  # fmt: skip
+                        report = check_one(
+                            page, base, token, name, answered[name], args.out, args.timeout, folder
+                        )
                     except Exception as exc:  # noqa: BLE001  (one notebook's failure is reported, the rest run)
                         report = {"chapter": name, "problems": [f"{type(exc).__name__}: {exc}"]}
                     reports.append(report)
-                    print(
-                        f"{name}: raw markup {report.get('raw_markup')}, images {report.get('images_loaded')}"
-                        f"/{report.get('images')} loaded, errors {len(report.get('errors', []))}, progress "
-                        f"widgets {report.get('progress_widgets')}, "
-                        f"check passed {report.get('check_passed')}, "
-                        f"own figures {report.get('figures_drawn')}, "
-                        f"figure link works {report.get('figure_link_works')}, "
-                        f"cells run {report.get('cells_run')}, {report.get('seconds')} s"
-                        + (f"  PROBLEMS: {report['problems']}" if report["problems"] else ""),
-                        flush=True,
-                    )
-                    # close the notebook (and its kernel) before the next
-                    page.goto("about:blank")
-                    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/sessions?token={token}")
-                    with urllib.request.urlopen(req) as r:
-                        for s in json.load(r):
-                            kill = urllib.request.Request(
-                                f"http://127.0.0.1:{port}/api/sessions/{s['id']}?token={token}",
-                                method="DELETE",
-                            )
-                            urllib.request.urlopen(kill).close()
+                    print(summary(name, report), flush=True)
+                    page.goto("about:blank")  # close the notebook (and its kernel) before the next
+                    with urllib.request.urlopen(f"{base}/api/sessions?token={token}") as sessions:
+                        for s in json.load(sessions):
+                            url = f"{base}/api/sessions/{s['id']}?token={token}"
+                            urllib.request.urlopen(urllib.request.Request(url, method="DELETE")).close()
                 browser.close()
         finally:
             lab.terminate()
@@ -416,10 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "report.json").write_text(json.dumps(reports, indent=1))
     shutil.rmtree(work, ignore_errors=True)
     bad = [r["chapter"] for r in reports if r["problems"]]
-    print(
-        f"check-notebooks: {len(reports) - len(bad)} of {len(reports)} notebooks pass; "
-        f"screenshots in {args.out}"
-    )
+    print(f"check-notebooks: {len(reports) - len(bad)} of {len(reports)} notebooks pass; see {args.out}")
     return 1 if bad else 0
 
 
