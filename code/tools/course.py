@@ -69,6 +69,19 @@ def tags(cell: dict) -> list[str]:
     return cell.get("metadata", {}).get("tags", [])
 
 
+def collapsed_cell(source: str, *tags: str, **fields) -> dict:
+    """A code cell shown collapsed (JupyterLab, Notebook; Colab shows its ``# @title`` line)."""
+    meta = {"tags": list(tags), "jupyter": {"source_hidden": True}, "cellView": "form"}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        **fields,
+        "metadata": meta,
+        "outputs": [],
+        "source": source,
+    }
+
+
 def execute(notebook: Path, timeout: int = 600, env: dict | None = None, save: Path | None = None):
     """Run ``notebook`` in a fresh kernel, in its folder (``env``: the kernel's environment);
     returns (the executed notebook, seconds). ``save``: where to write it, also when a cell fails."""

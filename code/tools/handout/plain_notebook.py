@@ -26,7 +26,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from tools.book.bib_style import who
-from tools.course import ROOT, read, repository_url, tags, toc_docs
+from tools.course import ROOT, collapsed_cell, read, repository_url, tags, toc_docs
 
 GLUE_PREFIX = "application/papermill.record/"
 ADMONITIONS = ("note", "tip", "warning", "important", "caution", "hint", "seealso", "admonition", "attention")
@@ -483,8 +483,7 @@ def glue_shows_cell(figures: dict[str, str], text: dict[str, tuple[str, str]]) -
     ``figures`` {glued figure: the line printed above it}, ``text`` {glued value: (the format the
     text uses, the book's value or "")}."""
     source = GLUE_SHOWS.format(figures=_dict_source(figures), text=_dict_source(text))
-    meta = {"tags": [GLUE_SHOWS_TAG, "otter_ignore"], "jupyter": {"source_hidden": True}, "cellView": "form"}
-    return {"cell_type": "code", "execution_count": None, "metadata": meta, "outputs": [], "source": source}
+    return collapsed_cell(source, GLUE_SHOWS_TAG, "otter_ignore")
 
 
 def _dict_source(d: dict) -> str:

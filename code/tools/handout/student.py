@@ -32,7 +32,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from tools.course import ROOT, chapters, read, repository_url, seqlab_version, tags, write
+from tools.course import ROOT, chapters, collapsed_cell, read, repository_url, seqlab_version, tags, write
 from tools.handout import plain_notebook
 from tools.otter_format import (
     amend_config,
@@ -56,13 +56,11 @@ def seqlab_spec(root: Path = ROOT) -> str:
 
 def pinned(names: tuple[str, ...] = RUNTIME, root: Path = ROOT) -> list[str]:
     """The lines of ``requirements.txt`` that pin ``names`` (in that order)."""
-    pins = {}
-    for line in (root / "requirements.txt").read_text().splitlines():
-        m = re.match(r"^([A-Za-z0-9_.-]+)==(\S+)", line.strip())
-        if m:
-            pins[m.group(1).lower()] = f"{m.group(1)}=={m.group(2)}"
-    missing = [n for n in names if n.lower() not in pins]
-    if missing:
+    text = (root / "requirements.txt").read_text()
+    pins = {
+        m.group(1).lower(): m.group(0).strip() for m in re.finditer(r"^\s*([A-Za-z0-9_.-]+)==\S+", text, re.M)
+    }
+    if missing := [n for n in names if n.lower() not in pins]:
         raise ValueError(f"requirements.txt pins none of {missing}")
     return [pins[n.lower()] for n in names]
 
@@ -99,40 +97,21 @@ def _dist_pin(name: str, fallback: str) -> str:
 
 
 def setup_source(root: Path = ROOT) -> str:
-    return SETUP_TEMPLATE.format(
-        version=seqlab_version(root),
-        seqlab=seqlab_spec(root),
-        # the chapters glue computed numbers into the prose with myst_nb.glue
-        myst_nb=_dist_pin("myst-nb", "myst-nb"),
-        otter=pinned(("otter-grader",), root)[0],
-    )
-
-
-def setup_cell(root: Path = ROOT) -> dict:
-    # otter_ignore: the graders (otter run, Gradescope, make grade) skip it
-    return {
-        "cell_type": "code",
-        "execution_count": None,
-        "id": "seqlab-setup",
-        # collapsed (JupyterLab, Notebook; Colab shows the @title line), so the chapter opens on its title
-        "metadata": {
-            "tags": [SETUP_TAG, "otter_ignore"],
-            "jupyter": {"source_hidden": True},
-            "cellView": "form",
-        },
-        "outputs": [],
-        "source": setup_source(root),
-    }
+    # myst-nb: the chapters glue computed numbers into the prose with myst_nb.glue
+    otter = pinned(("otter-grader",), root)[0]
+    return SETUP_TEMPLATE.format(version=seqlab_version(root), seqlab=seqlab_spec(root),
+                                 myst_nb=_dist_pin("myst-nb", "myst-nb"), otter=otter)  # fmt: skip
 
 
 def with_setup_cell(notebook: dict, root: Path = ROOT) -> dict:
-    """The notebook with the set-up cell first (replacing an older one)."""
+    """The notebook with the set-up cell first (replacing an older one), collapsed so that the chapter
+    opens on its title; ``otter_ignore``: the graders (otter run, Gradescope, make grade) skip it."""
     nb = copy.deepcopy(notebook)
-    cells = [c for c in nb["cells"] if SETUP_TAG not in tags(c)]
-    cell = setup_cell(root)
-    if nb.get("nbformat", 4) == 4 and nb.get("nbformat_minor", 5) < 5:
-        cell.pop("id")
-    nb["cells"] = [cell, *cells]
+    with_id = nb.get("nbformat", 4) != 4 or nb.get("nbformat_minor", 5) >= 5
+    cell = collapsed_cell(
+        setup_source(root), SETUP_TAG, "otter_ignore", **({"id": SETUP_TAG} if with_id else {})
+    )
+    nb["cells"] = [cell, *(c for c in nb["cells"] if SETUP_TAG not in tags(c))]
     return nb
 
 
@@ -194,13 +173,9 @@ def assign(notebook: Path, out: Path, executed_dir: Path | None = None) -> Path:
         (work / "wheels").mkdir()
         shutil.copy(wheel, work / "wheels" / wheel.name)
         rel = f"wheels/{wheel.name}"
-        nb = amend_config(
-            read(notebook),
-            requirements=autograder_requirements(f"./files/{rel}"),
-            autograder_files=[rel],
-        )
         source = work / notebook.name
-        write(nb, source)
+        write(amend_config(read(notebook), requirements=autograder_requirements(f"./files/{rel}"),
+                           autograder_files=[rel]), source)  # fmt: skip
         _otter_assign(source, target)
     zips = list((target / "autograder").glob("*.zip"))
     if len(zips) != 1:
