@@ -1,9 +1,8 @@
 """The otter-grader format of the chapters' exercises, in one place.
 
-A chapter with exercises starts with a raw ``# ASSIGNMENT CONFIG`` cell (``name:`` = the file
-stem); each question is a raw ``# BEGIN QUESTION`` cell (``name:``, ``points:``), a solution cell
-whose answer sits between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` comment lines, and test
-cells (a hidden one carries ``hidden: true`` in its test config, or the tag ``hidden-test``).
+A raw ``# ASSIGNMENT CONFIG`` cell (``name:`` = the file stem); per question a raw ``# BEGIN QUESTION``
+cell (``name:``, ``points:``), a solution cell with its answer between ``# BEGIN SOLUTION`` and
+``# END SOLUTION``, and test cells (hidden: ``hidden: true`` in the config, or the tag ``hidden-test``).
 """
 
 from __future__ import annotations

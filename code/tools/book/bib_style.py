@@ -1,9 +1,5 @@
-"""Sphinx extension of the course book: an author-year bibliography to match author-year citations.
-
-The chapters cite as "Hochreiter and Schmidhuber (1997)" (``bibtex_reference_style: author_year``);
-pybtex's stock styles label the reference list [1], [2], ... or [HS97]. This registers a pybtex
-style, ``authoryear``, that sorts the list by author and year and labels each entry the way the
-text cites it ("Vaswani et al., 2017"), so a reader finds a citation in the list by its name.
+"""Sphinx extension: an author-year bibliography (pybtex style ``authoryear``) whose labels read as the
+text cites ("Vaswani et al., 2017"), so a citation is found in the list by its name.
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
-"""Sphinx extension of the course book: every notebook the built site serves is the student version.
+"""Sphinx extension: every notebook the built site serves is the student version.
 
-Sphinx copies each source notebook to ``_build/html/_sources/``, and that copy is what the page's
-download button links to: with the sources' hidden tests and solutions. When the build has
-finished, this extension replaces every notebook under the output folder:
-
-- ``_sources/<path>.ipynb`` (the download button) and ``<path>.ipynb`` next to ``<path>.html`` (the
-  copy Colab and Binder open from the published ``gh-pages`` branch, see ``_config.yml``) become
-  the notebook of ``make student``: exercise stubs and public tests for ``grader.check``, no
-  hidden test, no solution, and a first cell that installs ``seqlab`` where it is missing. This holds
-  for both builds: the default build shows the solutions on the page, collapsed, but the notebook
-  a student downloads is always the one to work in.
-- any other ``.ipynb`` under the output folder is cleaned the same way without otter
-  (``student.studentize``).
-
-It also copies ``binder/`` (the light environment Binder builds) into the site, so that the
-published branch Binder starts from has it.
+After the build, ``_sources/<path>.ipynb`` (the download button) and ``<path>.ipynb`` beside the page
+(what Colab and Binder open) become the notebook of ``make student``; any other ``.ipynb`` in the
+output is cleaned without otter (``student.studentize``). ``binder/`` is copied into the site.
 """
 
 from __future__ import annotations

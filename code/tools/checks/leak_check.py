@@ -2,16 +2,10 @@
 
     python -m tools.checks.leak_check _build/html [--no-solutions] [--notebooks chapters]
 
-Every file under the site is read as text (HTML without its tags, notebooks and JSON as their
-strings) and searched for otter's hidden-test marker and for the lines of each hidden test (and,
-with ``--no-solutions``, each solution line) of the source notebooks that appear nowhere else in
-them. Exit status 1 when something is found. ``make book`` runs it after every build.
-
-A solution may share a line with the package ``seqlab`` (``for t in range(x.shape[1]):``), and a
-page may show that package code with ``literalinclude``: such a shared line alone is not a leak.
-A solution is leaked on a page when the page shows one of its lines that the package does not
-hold, or when the lines it shows make up half or more of the solution's distinctive lines (the
-answer printed above its question, even if it is the package's own code).
+Every file is read as text and searched for otter's hidden-test marker and each distinctive line of
+a hidden test (and, with ``--no-solutions``, of a solution). A solution line the package ``seqlab``
+also holds (a page may ``literalinclude`` it) leaks only when the page shows half or more of the
+solution's distinctive lines.
 """
 
 from __future__ import annotations

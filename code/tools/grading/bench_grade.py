@@ -1,8 +1,7 @@
-"""How many submissions per minute `make grade` gets through on this machine (a report, not a test).
+"""How many submissions per minute `make grade` gets through here (a report, not a test).
 
-Generates N submissions across the chapters with exercises: a quarter correct, a quarter with half
-the answers, a quarter untouched, a quarter broken (a syntax error in one answer), grades them
-with ``grade.py`` from an empty cache, and prints the throughput and the status counts.
+Grades N generated submissions (a quarter each correct, half done, untouched, broken) from an empty
+cache and prints the throughput and the status counts.
 
     python -m tools.grading.bench_grade [--n 40] [--jobs 2] [--dist dist]
 """

@@ -1,20 +1,11 @@
 """Prove each autograder zip grades outside this repository, from nothing but the zip.
 
-For each chapter (``--only`` to restrict) this takes ``dist/NAME/autograder/*.zip`` and, in a fresh
-temporary folder outside the repository:
-
-1. unpacks the zip and reads the ``pip:`` list of its ``environment.yml`` (what otter's ``setup.sh``
-   has mamba install on Gradescope; mamba itself is not needed here);
-2. makes a fresh virtual environment with the base Python (``python -m venv``, no
-   ``--system-site-packages``) and installs that list with pip, run from the unpacked zip's folder
-   as conda runs it, so the zip's relative wheel path resolves the same way;
-3. grades two submissions with that environment's ``otter run``, from that folder: the student
-   notebook with every reference solution filled in (must score full marks) and the untouched
-   student notebook (must score less).
+Per chapter, in a fresh temporary folder: unpack the zip, install the ``pip:`` list of its
+``environment.yml`` (what otter's ``setup.sh`` installs on Gradescope) into a fresh venv of the base
+Python, from the zip's folder (so its relative wheel path resolves), then ``otter run`` the student
+notebook with every reference solution (must score full marks) and untouched (must score less).
 
     python -m tools.grading.check_autograder --dist dist [--only NAME ...] [--keep]
-
-Exit status 1 when a zip fails. Prints the install time of each fresh environment.
 """
 
 from __future__ import annotations

@@ -1,20 +1,12 @@
 """Build what students and graders get: ``otter assign`` for every chapter with exercises.
 
-For a chapter ``chapters/NAME.ipynb`` this writes ``OUT/NAME/student/NAME.ipynb`` (solutions and
-hidden tests removed, public tests kept for ``grader.check``, and a first set-up cell that installs
-``seqlab`` where it is missing) and ``OUT/NAME/autograder/NAME-autograder_*.zip`` (every test, for
-``otter run`` or Gradescope). ``otter assign`` also runs all tests against the reference solutions
-and fails if one fails.
-
-The zips grade anywhere, not only in this repository: the assignment config of each chapter is
-amended, in a temporary copy of the notebook (the sources stay as they are), with
-``requirements:`` (``torch==2.13.0`` from PyTorch's CPU index, the other runtime dependencies
-pinned as in ``requirements.txt``, and ``seqlab`` itself as a wheel) and ``autograder_files:`` (that
-wheel). otter 7 writes them into the zip's ``environment.yml``, which its ``setup.sh`` (Gradescope)
-installs; the wheel sits at ``files/wheels/`` in the zip, and its path in ``environment.yml`` is
-relative to the zip's folder, where the installer runs.
-
     python -m tools.handout.student --out dist [--only NAME ...]      (PYTHONPATH=code)
+
+Writes ``OUT/NAME/student/NAME.ipynb`` (no solution, no hidden test, a set-up cell first) and
+``OUT/NAME/autograder/NAME-autograder_*.zip``. The zips grade anywhere: a temporary copy of the
+assignment config gets ``requirements:`` (CPU torch, the runtime pinned as in ``requirements.txt``,
+the ``seqlab`` wheel) and ``autograder_files:`` (that wheel, at ``files/wheels/`` in the zip), which
+otter 7 writes into the zip's ``environment.yml``.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Speed of seqlab's paths against PyTorch's built-ins: a report, not a test.
 
-For each size, forward + backward of the same layer with copied weights, best of several runs:
-seqlab's paths against ``nn.RNN`` / ``nn.GRU`` / ``nn.LSTM``: ``impl="scratch"`` (the readable
-loop of the chapter's equations, autograd backward), for the LSTM ``impl="fast"`` (the same
-recurrence with the backward pass written by hand, ``seqlab.lstm_fast``), and ``impl="torch"``.
-The ratio is seqlab's time over the built-in's (1.00 = as fast). On a CPU, ``nn.LSTM``
-runs oneDNN's fused kernel over the whole sequence; the column "oneDNN off" times the same module
-with ``torch.backends.mkldnn.enabled = False``, PyTorch's own step-by-step path.
+Forward + backward with copied weights, best of several runs, ``impl="scratch"`` / ``"fast"`` (LSTM) /
+``"torch"`` against ``nn.RNN`` / ``nn.GRU`` / ``nn.LSTM`` (ratio 1.00 = as fast); "oneDNN off" times
+``nn.LSTM`` with ``torch.backends.mkldnn.enabled = False``, PyTorch's step-by-step path.
 
     python -m tools.reports.bench [--repeats 7]
 """

@@ -1,14 +1,9 @@
 """How far each claim of the book sits from its bar, over seeds and CPU kernels (a report).
 
-`make robustness` executes every chapter (or `--chapters ...`) once for each seed offset and each
-CPU kernel this machine offers (PyTorch's ATEN_CPU_CAPABILITY: default, avx2, avx512). Every
-claim check (`seqlab.claims`) appends its value, its bar and the size of the held-out set it was
-measured on to a log instead of stopping; this script prints, for each claim, the bar and the
-min / median / max over the grid, and the margin the worst run left.
-
-Results are kept per (chapter's content, seed, kernel) under `_build/robustness/`, so a run that
-was interrupted, or a second run after changing one chapter, executes only what is missing.
-Not part of `make test`: the whole grid executes every chapter 9 times.
+`make robustness` executes every chapter (or `--chapters ...`) per seed offset and CPU kernel
+(ATEN_CPU_CAPABILITY); each claim check logs its value, bar and held-out size instead of stopping,
+and this prints the min / median / max per claim and the worst margin. Results are kept per
+(chapter's content, seed, kernel) under `_build/robustness/`, so a rerun executes only what is missing.
 """
 
 from __future__ import annotations

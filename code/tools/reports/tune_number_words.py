@@ -1,15 +1,11 @@
-"""The tuning behind the Transformer chapter's comparison, run again: `make tune`.
+"""The tuning behind the Transformer chapter's comparison, run again: `make tune` (a report, ~15 min).
 
-Both models of the comparison (the Transformer, and the GRU encoder-decoder with Luong's dot
-attention) get the same effort: eight settings each, three choices of two values, every run
-seeded and bounded by the same number of training pairs (600 steps of 64 or 300 of 128). Each
-is scored on the *validation* split (exact match, then the teacher-forced cross-entropy to break
-ties); the test split is read only for the setting chosen for each model, which is what the
-chapter trains (since then the chapter lowers the GRU's dropout from the chosen 0.2 to 0.1: at
-0.2 its score fell below 99% for some seeds and CPU kernels). A report, not a test: it takes
-about fifteen minutes on a 2-core CPU.
+Both models (Transformer; GRU encoder-decoder with Luong's dot attention) get eight seeded settings
+with the same training-pair budget, scored on the *validation* split; the test split is read only
+for each model's chosen setting. (The chapter since lowers the GRU's dropout from 0.2 to 0.1: at 0.2
+its score fell below 99% for some seeds and CPU kernels.)
 
-    python code/tools/tune_number_words.py [--only transformer|gru]
+    python -m tools.reports.tune_number_words [--only transformer|gru]
 """
 
 from __future__ import annotations
