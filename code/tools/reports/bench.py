@@ -78,9 +78,8 @@ def time_unfused(fn, repeats: int) -> float:
 
 def attention(repeats: int) -> None:
     """Scaled dot-product and multi-head self-attention, causal mask, forward + backward."""
-    print()
     print(
-        "| layer | N, H, T, D | built-in ms | seqlab torch ms | ratio | seqlab scratch ms | scratch ratio |"
+        "\n| layer | N, H, T, D | built-in ms | seqlab torch ms | ratio | seqlab scratch ms | scratch ratio |"
     )
     print("|---|---|---|---|---|---|---|")
     for n, h, t, d in ATTENTION_SIZES:
@@ -95,8 +94,7 @@ def attention(repeats: int) -> None:
         )
         fast = time_fn(lambda: run_sdpa(lambda *a: scaled_dot_product_attention(*a, impl="torch")), repeats)
         slow = time_fn(lambda: run_sdpa(lambda *a: scaled_dot_product_attention(*a, impl="scratch")), repeats)
-        print(f"| SDPA | {n}, {h}, {t}, {d} | {1e3 * base:.2f} | {1e3 * fast:.2f} | {fast / base:.2f} "
-              f"| {1e3 * slow:.2f} | {slow / base:.2f} |")  # fmt: skip
+        row("SDPA", (n, h, t, d), base, fast, slow)
 
         builtin = nn.MultiheadAttention(h * d, h, batch_first=True)
         ours = MultiheadAttention.from_torch(builtin)
@@ -109,8 +107,12 @@ def attention(repeats: int) -> None:
         base = time_fn(lambda b=builtin: run_mha(b), repeats)
         fast = time_fn(lambda o=ours: run_mha(o, impl="torch"), repeats)
         slow = time_fn(lambda o=ours: run_mha(o, impl="scratch"), repeats)
-        print(f"| MHA | {n}, {h}, {t}, {d} | {1e3 * base:.2f} | {1e3 * fast:.2f} | {fast / base:.2f} "
-              f"| {1e3 * slow:.2f} | {slow / base:.2f} |")  # fmt: skip
+        row("MHA", (n, h, t, d), base, fast, slow)
+
+
+def row(name: str, size: tuple, base: float, fast: float, slow: float) -> None:
+    cells = f"{1e3 * base:.2f} | {1e3 * fast:.2f} | {fast / base:.2f} | {1e3 * slow:.2f} | {slow / base:.2f}"
+    print(f"| {name} | {', '.join(map(str, size))} | {cells} |")
 
 
 if __name__ == "__main__":

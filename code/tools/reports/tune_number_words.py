@@ -42,11 +42,8 @@ def model_and_recipe(kind: str, setting: dict, src_vocab, tgt_vocab) -> tuple[to
             embedding_dropout=setting["embedding_dropout"],
         )  # fmt: skip
         peak = 0.5 / (64 * 100) ** 0.5  # the warm-up schedule's peak with c = 0.5, w = 100
-        recipe = dict(
-            optimizer=lambda params: torch.optim.Adam(params, lr=peak, betas=(0.9, 0.98), eps=1e-9),
-            scheduler=linear_decay(steps, warmup=100),
-            smoothing=setting["smoothing"],
-        )
+        recipe = dict(optimizer=lambda params: torch.optim.Adam(params, lr=peak, betas=(0.9, 0.98), eps=1e-9),
+                      scheduler=linear_decay(steps, warmup=100), smoothing=setting["smoothing"])  # fmt: skip
     else:
         model = Seq2Seq(
             len(src_vocab), len(tgt_vocab), embed_size=32, hidden_size=64, attention="dot",
@@ -62,16 +59,9 @@ def run(kind: str, setting: dict, train, held_out, src_vocab, tgt_vocab) -> dict
     smoothing = recipe.pop("smoothing")
     optimizer = recipe.pop("optimizer", "adam")
     began = time.perf_counter()
-    history = fit(
-        model,
-        text.encode_pairs(train, src_vocab, tgt_vocab),
-        lambda m, b: sequence_loss(m, b, smoothing=smoothing),
-        optimizer=optimizer,
-        clip_norm=1.0,
-        device="cpu",
-        progress=False,
-        **recipe,
-    )
+    loss = lambda m, b: sequence_loss(m, b, smoothing=smoothing)  # noqa: E731
+    history = fit(model, text.encode_pairs(train, src_vocab, tgt_vocab), loss, optimizer=optimizer,
+                  clip_norm=1.0, device="cpu", progress=False, **recipe)  # fmt: skip
     model.eval()
     scores = {}
     for split, pairs in held_out.items():
