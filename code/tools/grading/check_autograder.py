@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 import zipfile
+from argparse import RawDescriptionHelpFormatter as RAW
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -104,9 +105,7 @@ def check(name: str, dist: Path, work: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     parser.add_argument("--dist", type=Path, default=ROOT / "dist")
     parser.add_argument("--only", nargs="*", help="chapter names (file stems); default all with exercises")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders (printed)")

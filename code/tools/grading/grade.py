@@ -47,6 +47,7 @@ import tempfile
 import threading
 import time
 import zipfile
+from argparse import RawDescriptionHelpFormatter as RAW
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -268,22 +269,11 @@ def _feedback(chapter: Chapter, scores: dict, status: str, errors: list[str], gr
             lines.append(f"- {label} {case['name']}: {mark} ({earned:g} / {case['points']:g})")
             if not case["passed"] and not case["hidden"]:
                 code = chapter.public.get(f"{question}/{case['name']}", "")
-                lines += [
-                    "",
-                    "  The test:",
-                    "",
-                    "  ```python",
-                    *[f"  {c}" for c in code.splitlines()],
-                    "  ```",
-                ]
-                lines += [
-                    "",
-                    "  What happened:",
-                    "",
-                    "  ```",
-                    *[f"  {m}" for m in case["message"].splitlines()],
-                ]
-                lines += ["  ```", ""]
+                test = "".join(f"\n  {c}" for c in code.splitlines())
+                said = "".join(f"\n  {m}" for m in case["message"].splitlines())
+                lines.append(
+                    f"\n  The test:\n\n  ```python{test}\n  ```\n\n  What happened:\n\n  ```{said}\n  ```\n"
+                )
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -291,14 +281,7 @@ def _feedback(chapter: Chapter, scores: dict, status: str, errors: list[str], gr
 def _rejected(status: str, reason: str) -> dict:
     """The result of a file that was not graded: no chapter, no scores, the reason."""
     feedback = f"# Feedback\n\nScore: 0 (status: {status})\n\n{reason}\n"
-    return {
-        "chapter": "",
-        "scores": {},
-        "possible": 0.0,
-        "status": status,
-        "error": reason,
-        "feedback": feedback,
-    }
+    return dict(chapter="", scores={}, possible=0.0, status=status, error=reason, feedback=feedback)
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -342,24 +325,12 @@ def csv_text(rows: list[tuple[str, dict]], known: dict[str, Chapter]) -> str:
     return buffer.getvalue()
 
 
-def _progress(total: int):
-    if os.environ.get("SEQLAB_PROGRESS", "1") == "0" or total == 0:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, unit="notebook", desc="grading", dynamic_ncols=True)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     parser.add_argument("submissions", type=Path)
     parser.add_argument("--dist", type=Path, default=Path("dist"))
     parser.add_argument("--out", type=Path, default=Path("grades.csv"))
-    parser.add_argument(
-        "--feedback", type=Path, help="folder for the feedback files (default: next to --out)"
-    )
+    parser.add_argument("--feedback", type=Path, help="feedback files' folder (default: next to --out)")
     parser.add_argument("--chapter", help="grade only submissions of this chapter; others are wrong_chapter")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=float, default=300.0, help="hard limit per submission, seconds")
@@ -385,26 +356,27 @@ def main(argv: list[str] | None = None) -> int:
         digest = hashlib.sha256(fingerprint.encode() + (args.chapter or "").encode() + p.read_bytes())
         keys[p] = cache / f"{digest.hexdigest()}.json"
     todo = [p for p in paths if not keys[p].exists()]
-    bar, lock, counts = _progress(len(todo)), threading.Lock(), {"done": 0, "failed": 0}
+    from tqdm.auto import tqdm
+
+    quiet = os.environ.get("SEQLAB_PROGRESS", "1") == "0" or not todo
+    bar = tqdm(total=len(todo), unit="notebook", desc="grading", dynamic_ncols=True, disable=quiet)
+    lock, failed = threading.Lock(), [0]
     start = time.perf_counter()
 
     def one(path: Path) -> None:
         result = grade_file(path, known, settings, args.chapter)
         _write_atomic(keys[path], json.dumps(result, sort_keys=True))
         with lock:
-            counts["done"] += 1
-            counts["failed"] += result["status"] != "graded"
-            if bar is not None:
-                bar.set_postfix(failed=counts["failed"], refresh=False)
-                bar.update(1)
+            failed[0] += result["status"] != "graded"
+            bar.set_postfix(failed=failed[0], refresh=False)
+            bar.update(1)
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             for future in as_completed([pool.submit(one, p) for p in todo]):
                 future.result()
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     rows = []
     for p in paths:
         result = json.loads(keys[p].read_text())

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from argparse import RawDescriptionHelpFormatter as RAW
 from importlib import metadata
 from pathlib import Path
 
@@ -211,9 +212,7 @@ def student_notebook(notebook: Path, executed: Path | None = None, root: Path = 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     parser.add_argument("--out", type=Path, default=Path("dist"))
     parser.add_argument("--only", nargs="*", help="chapter names (file stems) to build; default all")
     parser.add_argument("--executed", type=Path, default=ROOT / "_build" / "jupyter_execute",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from argparse import RawDescriptionHelpFormatter as RAW
 
 import torch
 import torch.nn.functional as F
@@ -33,9 +34,7 @@ def fwd_bwd(module: nn.Module, x: torch.Tensor, **kwargs) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args(argv)
     torch.manual_seed(0)
