@@ -53,11 +53,10 @@ def needles(notebooks: list[Path]) -> tuple[list[tuple[str, str]], list[tuple[st
     shown = "\n".join(public)  # a line inside a longer public line is not distinctive either
 
     def distinctive(items):
-        return [
-            (w, x)
-            for w, x in items
-            if len(x) >= MIN_LEN and x not in shown and "TEST CONFIG" not in x and not FRAGMENT.search(x)
-        ]
+        keep = lambda x: (
+            len(x) >= MIN_LEN and x not in shown and "TEST CONFIG" not in x and not FRAGMENT.search(x)
+        )  # noqa: E731
+        return [(w, x) for w, x in items if keep(x)]
 
     return distinctive(hidden), distinctive(solutions)
 
@@ -99,9 +98,7 @@ def leaked_solutions(flat: str, solution_lines: list[tuple[str, str]], shared: s
     return leaked
 
 
-def scan(
-    site: Path, notebooks: list[Path], solutions: bool = False, shared: set[str] | None = None
-) -> dict[str, list[str]]:
+def scan(site: Path, notebooks: list[Path], solutions: bool = False, shared: set[str] | None = None) -> dict:
     """{file under ``site``: what it leaks}. ``shared``: lines of the package (default: seqlab's)."""
     hidden, solution_lines = needles(notebooks)
     shared = package_lines() if shared is None else shared

@@ -86,12 +86,8 @@ def check(name: str, dist: Path, work: Path) -> dict:
 
     chapter = ROOT / "chapters" / f"{name}.ipynb"
     names = [q for q, _ in questions(chapter)]
-    submissions = {
-        "correct": fill(handout, solutions(chapter), names),
-        "untouched": read(handout),
-    }
     scores = {}
-    for kind, nb in submissions.items():
+    for kind, nb in (("correct", fill(handout, solutions(chapter), names)), ("untouched", read(handout))):
         folder = work / kind
         write(nb, folder / f"{name}.ipynb")
         run([str(env / "bin" / "otter"), "run", "--no-logo", "-a", str(zip_path.resolve()),
@@ -113,8 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = [nb.stem for nb in chapters() if has_exercises(nb)]
     if args.only:
-        unknown = set(args.only) - set(names)
-        if unknown:
+        if unknown := set(args.only) - set(names):
             parser.error(f"unknown chapters {sorted(unknown)}; chapters with exercises: {names}")
         names = [n for n in names if n in args.only]
     dist = args.dist.resolve()
