@@ -26,13 +26,10 @@ def toc_docs(root: Path = ROOT) -> list[str]:
 
     def walk(node) -> None:
         if isinstance(node, dict):
-            if "file" in node:
-                docs.append(node["file"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
+            docs.extend([node["file"]] if "file" in node else [])
+            node = list(node.values())
+        for item in node if isinstance(node, list) else []:
+            walk(item)
 
     walk({k: v for k, v in toc.items() if k != "root"})
     return docs

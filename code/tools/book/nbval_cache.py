@@ -94,6 +94,5 @@ def store(nb: nbformat.NotebookNode, source: Path, cache_path: str) -> None:
     nb = nbformat.reads(as_the_book_reads(nbformat.writes(nb)), as_version=4)
     cache = get_cache(cache_path)
     record = cache.add_nb_to_project(str(source.resolve()))
-    cache.cache_notebook_bundle(
-        CacheBundleIn(nb, record.uri, data={"executed_by": "nbval"}), check_validity=False, overwrite=True
-    )
+    bundle = CacheBundleIn(nb, record.uri, data={"executed_by": "nbval"})
+    cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)

@@ -174,9 +174,7 @@ def check_one(
     # ?reset: a fresh workspace, with no notebook of the one before still open
     page.goto(f"{base}/lab/tree/{name}.ipynb?reset&token={token}")
     page.wait_for_selector(f"{PANEL} .jp-Notebook .jp-Cell", timeout=120_000)
-    page.wait_for_function(
-        "document.querySelector('.jp-Notebook-ExecutionIndicator') !== null", timeout=120_000
-    )
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator", state="attached", timeout=120_000)
     time.sleep(3)  # the Markdown renders and the kernel starts
     page.screenshot(path=str(out / f"{name}-first-screen.png"))
     markdown = page.evaluate(MARKDOWN_TEXT)
@@ -264,9 +262,8 @@ def check_one(
         report["problems"].append(f"{len(report['errors'])} error outputs: {report['errors'][:3]}")
     if question:
         cells = [c for c in saved["cells"] if f'grader.check("{question}")' in c["source"]]
-        text = " ".join(
-            json.dumps(o.get("data", o.get("text", ""))) for c in cells for o in c.get("outputs", [])
-        )
+        outputs = [o.get("data", o.get("text", "")) for c in cells for o in c.get("outputs", [])]
+        text = " ".join(map(json.dumps, outputs))
         report["check_passed"] = bool(cells) and "passed" in text and "failed" not in text.lower()
         if not report["check_passed"]:
             report["problems"].append(f'grader.check("{question}") not shown as passing: {text[:300]}')

@@ -53,9 +53,9 @@ def main() -> int:
     busy = busy_cores()
     if busy >= BUSY_CORES:
         print("OMP_WAIT_POLICY=PASSIVE")
+        why = "sleep while they wait (same results, no spinning against the other processes)"
         print(
-            f"wait_policy: {busy:.1f} of {os.cpu_count()} cores busy, so PyTorch's threads will "
-            "sleep while they wait (same results, no spinning against the other processes)",
+            f"wait_policy: {busy:.1f} of {os.cpu_count()} cores busy, so PyTorch's threads will {why}",
             file=sys.stderr,
         )
     return 0
