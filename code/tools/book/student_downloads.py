@@ -16,7 +16,7 @@ from tools.handout import student
 
 
 def publish_student_notebooks(
-    srcdir: Path, outdir: Path, sources: list[Path], executed_dir: Path | None = None
+    srcdir: Path, outdir: Path, sources: list[Path], executed_dir=None
 ) -> list[Path]:
     """Write the student notebook of each source notebook into ``outdir`` (``_sources/`` and beside its
     page) and clean every other notebook there; returns the files written. ``executed_dir``: where
@@ -59,11 +59,7 @@ def _on_build_finished(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
     srcdir, outdir = Path(app.srcdir), Path(app.outdir)
-    sources = sorted(
-        Path(app.env.doc2path(doc))
-        for doc in app.env.found_docs
-        if str(app.env.doc2path(doc)).endswith(".ipynb")
-    )
+    sources = sorted(p for p in map(Path, map(app.env.doc2path, app.env.found_docs)) if p.suffix == ".ipynb")
     executed = outdir.parent / "jupyter_execute"
     written = publish_student_notebooks(srcdir, outdir, sources, executed if executed.is_dir() else None)
     print(f"student_downloads: {len(written)} student notebooks written under {outdir}")
