@@ -99,11 +99,8 @@ def amend_config(notebook: dict, **settings) -> dict:
 
 
 def fill(student_notebook: Path, answers: dict[str, str], names: list[str]) -> dict:
-    """A copy of a student notebook with the stubs of some questions replaced by ``answers``.
-
-    The student notebook keeps the tag ``solution`` on each question's answer cell, in the order
-    of the questions ``names``.
-    """
+    """A student notebook with the stubs of some questions replaced by ``answers`` (its answer cells,
+    tagged ``solution``, are those of the questions ``names``, in order)."""
     nb = read(student_notebook)
     stubs = [c for c in nb.cells if "solution" in tags(c)]
     if len(stubs) != len(names):

@@ -491,11 +491,8 @@ def _dict_source(d: dict) -> str:
 
 
 def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = ROOT) -> dict:
-    """``notebook`` (JSON) with its MyST markup turned into plain Markdown (see the module's doc).
-
-    ``doc``: the notebook's page, e.g. ``"chapters/lstm"``; ``executed``: the notebook as the
-    book build executed it (for the glued values and figures), if there is one.
-    """
+    """``notebook`` (JSON) in plain Markdown; ``doc``: its page, e.g. ``"chapters/lstm"``; ``executed``:
+    the notebook as the book build executed it (for the glued values and figures), if there is one."""
     nb = copy.deepcopy(notebook)
     cells = nb["cells"]
     conv = Converter(doc, glued_outputs(executed), root)

@@ -179,9 +179,8 @@ def assign(notebook: Path, out: Path, executed_dir: Path | None = None) -> Path:
 
 
 def for_students(notebook: dict, source: Path, executed: Path | None = None, root: Path = ROOT) -> dict:
-    """The last steps of every student notebook: MyST markup turned into plain Markdown
-    (``plain_notebook.plain``, with the book's values from ``executed``, the notebook as a book build
-    ran it, where there is one) and the set-up cell first."""
+    """The last steps of every student notebook: plain Markdown (with the values of ``executed``, the
+    book build's run) and the set-up cell first."""
     # not resolved: page.py builds from a folder of symlinks to the chapters
     doc = Path(os.path.abspath(source)).relative_to(os.path.abspath(root)).with_suffix("").as_posix()
     return with_setup_cell(plain_notebook.plain(notebook, doc, executed, root))
@@ -196,10 +195,8 @@ def executed_copy(source: Path, executed_dir: Path | None, root: Path = ROOT) ->
 
 
 def student_notebook(notebook: Path, executed: Path | None = None, root: Path = ROOT) -> dict:
-    """What a student downloads for one chapter: the notebook of ``make student`` (exercise stubs,
-    public tests, no hidden test, no solution) in plain Markdown, with its set-up cell. Chapters
-    without exercises get ``studentize`` and the same last steps. Fast: otter runs neither the
-    tests nor the zip here. ``executed``: the book build's executed copy (for its values)."""
+    """What a student downloads for one chapter: the notebook of ``make student`` (``studentize`` for a
+    chapter without exercises) in plain Markdown with its set-up cell; otter runs no test here."""
     nb = read(notebook)
     if not has_exercises(notebook):
         return for_students(studentize(nb), notebook, executed, root)
