@@ -65,15 +65,12 @@ OVERRIDES = json.dumps({"@jupyterlab/notebook-extension:tracker": {"windowingMod
 
 def student_venv(where: Path) -> Path:
     """A venv with only what a student installs; made once per requirements and package."""
-    key = hashlib.sha256()
-    for path in [
+    paths = [
         ROOT / "requirements.txt",
         *sorted((ROOT / "code" / "src").rglob("*.py")),
         ROOT / "code" / "pyproject.toml",
-    ]:
-        key.update(path.read_bytes())
-    venv = where / f"student-venv-{key.hexdigest()[:12]}"
-    python = venv / "bin" / "python"
+    ]
+    venv = where / f"student-venv-{hashlib.sha256(b''.join(p.read_bytes() for p in paths)).hexdigest()[:12]}"
     if (venv / ".ready").exists():
         return venv
     shutil.rmtree(venv, ignore_errors=True)
@@ -81,7 +78,7 @@ def student_venv(where: Path) -> Path:
     wheel = student.seqlab_wheel()
     pins = [*student.pinned(), *student.pinned(("otter-grader", "jupyterlab", "ipywidgets"))]
     myst = student._dist_pin("myst-nb", "myst-nb")
-    cmd = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+    cmd = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
            f"{wheel}[text]", *pins, myst]  # fmt: skip
     print(f"check-notebooks: making the student venv {venv} ...", flush=True)
     subprocess.run(cmd, check=True)
