@@ -58,11 +58,13 @@ class Refused(PermissionError):
 
 
 def _set_limits(request: dict) -> None:
-    memory = int(request["memory_bytes"])
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    size = int(request["file_bytes"])
-    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    memory, size = int(request["memory_bytes"]), int(request["file_bytes"])
+    for limit, value in (
+        (resource.RLIMIT_AS, memory),
+        (resource.RLIMIT_FSIZE, size),
+        (resource.RLIMIT_CORE, 0),
+    ):
+        resource.setrlimit(limit, (value, value))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
 
 
@@ -113,10 +115,9 @@ def _watched() -> list[tuple[str, object]]:
     import torch
     import torch.testing
 
-    names = ["builtins", "os", "posix", "sys", "_thread", "threading", "math", "json", "json.encoder",
-             "re", "io", "doctest",
-             "traceback", "importlib", "contextlib", "signal", "resource", "numpy", "numpy.testing",
-             "numpy.linalg", "torch", "torch.testing", "torch.nn", "torch.nn.functional",
+    names = ["builtins", "os", "posix", "sys", "_thread", "threading", "math", "json", "json.encoder", "re",
+             "io", "doctest", "traceback", "importlib", "contextlib", "signal", "resource", "numpy",
+             "numpy.testing", "numpy.linalg", "torch", "torch.testing", "torch.nn", "torch.nn.functional",
              "torch.linalg", "torch.autograd", "torch.overrides", "__main__"]  # fmt: skip
     names += sorted(n for n in sys.modules if n == "seqlab" or n.startswith("seqlab."))
     watched = [(n, sys.modules[n]) for n in names if n in sys.modules]
