@@ -26,13 +26,10 @@ def toc_docs(root: Path = ROOT) -> list[str]:
 
     def walk(node) -> None:
         if isinstance(node, dict):
-            if "file" in node:
-                docs.append(node["file"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
+            docs.extend([node["file"]] if "file" in node else [])
+            node = list(node.values())
+        for item in node if isinstance(node, list) else []:
+            walk(item)
 
     walk({k: v for k, v in toc.items() if k != "root"})
     return docs
@@ -67,6 +64,19 @@ def write(notebook: dict, path: Path) -> None:
 
 def tags(cell: dict) -> list[str]:
     return cell.get("metadata", {}).get("tags", [])
+
+
+def collapsed_cell(source: str, *tags: str, **fields) -> dict:
+    """A code cell shown collapsed (JupyterLab, Notebook; Colab shows its ``# @title`` line)."""
+    meta = {"tags": list(tags), "jupyter": {"source_hidden": True}, "cellView": "form"}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        **fields,
+        "metadata": meta,
+        "outputs": [],
+        "source": source,
+    }
 
 
 def execute(notebook: Path, timeout: int = 600, env: dict | None = None, save: Path | None = None):

@@ -1,9 +1,8 @@
 """The otter-grader format of the chapters' exercises, in one place.
 
-A chapter with exercises starts with a raw ``# ASSIGNMENT CONFIG`` cell (``name:`` = the file
-stem); each question is a raw ``# BEGIN QUESTION`` cell (``name:``, ``points:``), a solution cell
-whose answer sits between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` comment lines, and test
-cells (a hidden one carries ``hidden: true`` in its test config, or the tag ``hidden-test``).
+A raw ``# ASSIGNMENT CONFIG`` cell (``name:`` = the file stem); per question a raw ``# BEGIN QUESTION``
+cell (``name:``, ``points:``), a solution cell with its answer between ``# BEGIN SOLUTION`` and
+``# END SOLUTION``, and test cells (hidden: ``hidden: true`` in the config, or the tag ``hidden-test``).
 """
 
 from __future__ import annotations
@@ -100,11 +99,8 @@ def amend_config(notebook: dict, **settings) -> dict:
 
 
 def fill(student_notebook: Path, answers: dict[str, str], names: list[str]) -> dict:
-    """A copy of a student notebook with the stubs of some questions replaced by ``answers``.
-
-    The student notebook keeps the tag ``solution`` on each question's answer cell, in the order
-    of the questions ``names``.
-    """
+    """A student notebook with the stubs of some questions replaced by ``answers`` (its answer cells,
+    tagged ``solution``, are those of the questions ``names``, in order)."""
     nb = read(student_notebook)
     stubs = [c for c in nb.cells if "solution" in tags(c)]
     if len(stubs) != len(names):

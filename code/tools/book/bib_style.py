@@ -1,14 +1,7 @@
-"""Sphinx extension of the course book: an author-year bibliography to match author-year citations.
-
-The chapters cite as "Hochreiter and Schmidhuber (1997)" (``bibtex_reference_style: author_year``);
-pybtex's stock styles label the reference list [1], [2], ... or [HS97]. This registers a pybtex
-style, ``authoryear``, that sorts the list by author and year and labels each entry the way the
-text cites it ("Vaswani et al., 2017"), so a reader finds a citation in the list by its name.
-
-It also writes the reference list as a valid ARIA list. Docutils' HTML writer wraps the entries in
-``<div role="list">`` but gives each the role ``doc-biblioentry``, which DPUB-ARIA 1.1 deprecates
-(axe-core: ``aria-deprecated-role``) and which does not count as a list item, so the list has no
-items (``aria-required-children``). Here each entry is a ``listitem``.
+"""Sphinx extension: an author-year bibliography (pybtex style ``authoryear``) whose labels read as the
+text cites ("Vaswani et al., 2017"), so a citation is found in the list by its name; the list is
+written as a valid ARIA list (docutils gives each entry the deprecated role ``doc-biblioentry``,
+which is no list item: axe-core's ``aria-deprecated-role`` and ``aria-required-children``).
 """
 
 from __future__ import annotations

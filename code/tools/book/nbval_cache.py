@@ -1,21 +1,11 @@
 """A pytest plugin: the chapters nbval runs become the book's executed notebooks.
 
-`make test` proves every chapter runs with `pytest --nbval-lax`; `make book` executes every
-chapter again to render it. With this plugin (`-p tools.book.nbval_cache`, `code` on the path) and
-``SEQLAB_NB_CACHE`` set to the book's jupyter-cache folder (``_build/.jupyter_cache``), each
-notebook whose cells all passed is stored there with the outputs nbval received, exactly as
-myst-nb stores a notebook it executed itself. A book built afterwards with
-``EXECUTION=cache`` (myst-nb's ``cache`` mode) finds every chapter by the hash of its code cells
-and renders those outputs instead of running the chapter a second time: one execution serves the
-test and the book (`.ci/run`).
-
-The plugin also times each notebook (from its first cell to its last, kernel start excluded)
-and prints the seconds at the end of the run, so that `make test` reports what `make timings`
-measures on the machine it ran on.
-
-A notebook with a failed, skipped or timed-out cell is not stored, so the book runs it itself
-(and fails on the same error). The cache is keyed on the notebook's code, not on ``seqlab``:
-start from an empty cache after changing the package (`make test` does).
+With ``-p tools.book.nbval_cache`` and ``SEQLAB_NB_CACHE`` set to the book's jupyter-cache folder,
+each notebook whose cells all passed under `pytest --nbval-lax` is stored there as myst-nb stores
+one, so a book built with ``EXECUTION=cache`` renders those outputs instead of running the chapter
+again (`.ci/run`). It also prints each notebook's seconds. A notebook with a failed, skipped or
+timed-out cell is not stored. The cache is keyed on the notebook's code, not on ``seqlab``: start
+from an empty cache after changing the package.
 """
 
 from __future__ import annotations
@@ -104,6 +94,5 @@ def store(nb: nbformat.NotebookNode, source: Path, cache_path: str) -> None:
     nb = nbformat.reads(as_the_book_reads(nbformat.writes(nb)), as_version=4)
     cache = get_cache(cache_path)
     record = cache.add_nb_to_project(str(source.resolve()))
-    cache.cache_notebook_bundle(
-        CacheBundleIn(nb, record.uri, data={"executed_by": "nbval"}), check_validity=False, overwrite=True
-    )
+    bundle = CacheBundleIn(nb, record.uri, data={"executed_by": "nbval"})
+    cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)

@@ -1,11 +1,6 @@
 """Build one chapter's page (with the intro and references) into _build/page/<chapter>/html.
 
-    python -m tools.book.page lstm [more chapters]      (or: make page CHAPTER=lstm)
-
-A whole-book build runs every notebook; while writing a chapter, this builds only the pages
-named, with the book's own configuration, so the page can be read and checked
-(`python ../shared/tools/reader_check.py _build/page/lstm/html`) in about the time its notebook
-takes. Links to chapters that are not built show as warnings only here.
+python -m tools.book.page lstm [more chapters]      (or: make page CHAPTER=lstm)
 """
 
 from __future__ import annotations

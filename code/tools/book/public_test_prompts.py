@@ -1,11 +1,6 @@
-"""Sphinx extension of the course book: every public test's toggle reads "Show the public test".
-
-A public test (a code cell tagged ``public-test`` and ``hide-input``) is shown on the page
-collapsed, under a toggle whose text myst-nb takes from the cell's ``mystnb.code_prompt_show`` /
-``code_prompt_hide`` metadata, and otherwise from the book-wide default ("Show code cell source"),
-which says nothing to a student. This extension gives every cell tagged ``public-test`` the
-course's prompts unless the cell sets its own, so a new question needs no metadata for it; the
-same for the reference solutions (tagged ``solution``: "Show the reference solution").
+"""Sphinx extension: a ``public-test`` cell's toggle reads "Show the public test" (and a
+``solution`` cell's "Show the reference solution") unless the cell sets its own
+``mystnb.code_prompt_show`` / ``code_prompt_hide``; myst-nb's default says nothing to a student.
 """
 
 from __future__ import annotations

@@ -1,24 +1,11 @@
-"""Sphinx extension of the course book: solution cells without otter's marker lines, one switch to
-build the book without solutions, and one to reuse the executed notebooks of an earlier build.
+"""Sphinx extension: solution cells without otter's marker lines, and two switches.
 
-otter-grader needs ``# BEGIN SOLUTION`` / ``# END SOLUTION`` comments around the lines of a
-solution cell that the student notebook replaces with ``...``. On the page they are noise, so
-this extension drops those lines from every cell tagged ``solution`` as the notebook is read
-(they are comments: the code that runs is the same).
-
-Solution cells of the chapter notebooks carry the tag ``solution`` (and ``hide-input``, so by
-default the book shows them collapsed behind a toggle). With the environment variable
-``SEQLAB_SOLUTIONS=remove`` this extension removes each of them from the page after it is read
-(the cell container myst-nb makes for it, class ``tag_solution``), so the built pages hold no
-solution code at all. The cells still run, so the exercise tests that follow them still check the
-reference solutions during the build. The notebook itself is not changed, so the notebook that
-runs is the same in both modes.
-
-``SEQLAB_EXECUTION=cache`` runs myst-nb in ``cache`` mode (``_build/.jupyter_cache``) instead of
-the ``force`` of ``_config.yml``: a notebook whose code cells (sources and metadata) are unchanged
-since the last cached run is not run again. CI builds the book twice, with and without
-solutions, from one fresh cache (``.ci/run``), so the second build executes nothing. The cache
-does not know about changes to ``seqlab``, so start from an empty cache after changing it.
+- Every cell tagged ``solution`` loses its ``# BEGIN/END SOLUTION`` lines (comments: the code is the same).
+- ``SEQLAB_SOLUTIONS=remove`` removes each solution cell from the page after it is read (the cells
+  still run, so the tests after them still check the reference solutions).
+- ``SEQLAB_EXECUTION=cache`` runs myst-nb in ``cache`` mode instead of ``force``: CI builds twice
+  from one fresh cache (``.ci/run``), so the second build executes nothing. The cache does not know
+  about changes to ``seqlab``.
 """
 
 from __future__ import annotations

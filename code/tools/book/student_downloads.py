@@ -1,20 +1,8 @@
-"""Sphinx extension of the course book: every notebook the built site serves is the student version.
+"""Sphinx extension: every notebook the built site serves is the student version.
 
-Sphinx copies each source notebook to ``_build/html/_sources/``, and that copy is what the page's
-download button links to: with the sources' hidden tests and solutions. When the build has
-finished, this extension replaces every notebook under the output folder:
-
-- ``_sources/<path>.ipynb`` (the download button) and ``<path>.ipynb`` next to ``<path>.html`` (the
-  copy Colab and Binder open from the published ``gh-pages`` branch, see ``_config.yml``) become
-  the notebook of ``make student``: exercise stubs and public tests for ``grader.check``, no
-  hidden test, no solution, and a first cell that installs ``seqlab`` where it is missing. This holds
-  for both builds: the default build shows the solutions on the page, collapsed, but the notebook
-  a student downloads is always the one to work in.
-- any other ``.ipynb`` under the output folder is cleaned the same way without otter
-  (``student.studentize``).
-
-It also copies ``binder/`` (the light environment Binder builds) into the site, so that the
-published branch Binder starts from has it.
+After the build, ``_sources/<path>.ipynb`` (the download button) and ``<path>.ipynb`` beside the page
+(what Colab and Binder open) become the notebook of ``make student``; any other ``.ipynb`` in the
+output is cleaned without otter (``student.studentize``). ``binder/`` is copied into the site.
 """
 
 from __future__ import annotations
@@ -28,7 +16,7 @@ from tools.handout import student
 
 
 def publish_student_notebooks(
-    srcdir: Path, outdir: Path, sources: list[Path], executed_dir: Path | None = None
+    srcdir: Path, outdir: Path, sources: list[Path], executed_dir=None
 ) -> list[Path]:
     """Write the student notebook of each source notebook into ``outdir`` (``_sources/`` and beside its
     page) and clean every other notebook there; returns the files written. ``executed_dir``: where
@@ -71,11 +59,7 @@ def _on_build_finished(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
     srcdir, outdir = Path(app.srcdir), Path(app.outdir)
-    sources = sorted(
-        Path(app.env.doc2path(doc))
-        for doc in app.env.found_docs
-        if str(app.env.doc2path(doc)).endswith(".ipynb")
-    )
+    sources = sorted(p for p in map(Path, map(app.env.doc2path, app.env.found_docs)) if p.suffix == ".ipynb")
     executed = outdir.parent / "jupyter_execute"
     written = publish_student_notebooks(srcdir, outdir, sources, executed if executed.is_dir() else None)
     print(f"student_downloads: {len(written)} student notebooks written under {outdir}")

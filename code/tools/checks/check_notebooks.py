@@ -58,25 +58,19 @@ def _free_port() -> int:
 
 
 # every cell in the DOM (no windowing), so the checks see the whole notebook; no news pop-up
-OVERRIDES = json.dumps(
-    {
-        "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
-        "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
-    }
-)
+NOTIFY = {"fetchNews": "false", "checkForUpdates": False}
+OVERRIDES = json.dumps({"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+                        "@jupyterlab/apputils-extension:notification": NOTIFY})  # fmt: skip
 
 
 def student_venv(where: Path) -> Path:
     """A venv with only what a student installs; made once per requirements and package."""
-    key = hashlib.sha256()
-    for path in [
+    paths = [
         ROOT / "requirements.txt",
         *sorted((ROOT / "code" / "src").rglob("*.py")),
         ROOT / "code" / "pyproject.toml",
-    ]:
-        key.update(path.read_bytes())
-    venv = where / f"student-venv-{key.hexdigest()[:12]}"
-    python = venv / "bin" / "python"
+    ]
+    venv = where / f"student-venv-{hashlib.sha256(b''.join(p.read_bytes() for p in paths)).hexdigest()[:12]}"
     if (venv / ".ready").exists():
         return venv
     shutil.rmtree(venv, ignore_errors=True)
@@ -84,7 +78,7 @@ def student_venv(where: Path) -> Path:
     wheel = student.seqlab_wheel()
     pins = [*student.pinned(), *student.pinned(("otter-grader", "jupyterlab", "ipywidgets"))]
     myst = student._dist_pin("myst-nb", "myst-nb")
-    cmd = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+    cmd = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
            f"{wheel}[text]", *pins, myst]  # fmt: skip
     print(f"check-notebooks: making the student venv {venv} ...", flush=True)
     subprocess.run(cmd, check=True)
@@ -97,24 +91,22 @@ def prepare_notebooks(names: list[str], folder: Path, executed: Path) -> dict[st
     returns {chapter: the question answered} (empty string for a chapter without exercises)."""
     site = ROOT / "_build" / "html" / "_sources" / "chapters"
     answered = {}
-    for path in chapters():
-        if path.stem not in names:
-            continue
-        served = site / path.name
+    for path in (p for p in chapters() if p.stem in names):
+        served, target = site / path.name, folder / path.name
         if served.is_file():
-            nb = read(served)
+            write(read(served), target)
         else:
-            nb = student.student_notebook(
-                path, student.executed_copy(path, executed if executed.is_dir() else None)
+            write(
+                student.student_notebook(
+                    path, student.executed_copy(path, executed if executed.is_dir() else None)
+                ),
+                target,
             )
-        target = folder / path.name
-        write(nb, target)
         answered[path.stem] = ""
         if has_exercises(path):
             names_q = [q for q, _ in questions(path)]
-            first = names_q[0]
-            write(fill(target, {first: solutions(path)[first]}, names_q), target)
-            answered[path.stem] = first
+            write(fill(target, {names_q[0]: solutions(path)[names_q[0]]}, names_q), target)
+            answered[path.stem] = names_q[0]
     return answered
 
 
@@ -143,21 +135,16 @@ def start_lab(venv: Path, folder: Path, port: int, token: str, log) -> subproces
 
 
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook shown, not one left open behind it
-MARKDOWN_TEXT = (
-    f"Array.from(document.querySelectorAll('{PANEL} .jp-RenderedMarkdown')).map(e => e.innerText).join('\\n')"
-)
+ALL = "Array.from(document.querySelectorAll('" + PANEL + " {}'))"
+MARKDOWN_TEXT = ALL.format(".jp-RenderedMarkdown") + ".map(e => e.innerText).join('\\n')"
 IMAGES = (
-    "Array.from(document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook img'))"
-    ".map(i => ({src: i.src.slice(0, 60), w: i.naturalWidth, done: i.complete}))"
+    ALL.format(".jp-Notebook img")
+    + ".map(i => ({src: i.src.slice(0, 60), w: i.naturalWidth, done: i.complete}))"
 )
-BUSY = (
-    "Array.from(document.querySelectorAll("
-    "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt'))"
-    ".filter(p => p.innerText.includes('*')).length"
-)
+BUSY = ALL.format(".jp-CodeCell .jp-InputPrompt") + ".filter(p => p.innerText.includes('*')).length"
 LINKS = (
-    f"Array.from(document.querySelectorAll('{PANEL} .jp-RenderedMarkdown a[href]'))"
-    ".map(a => ({text: a.innerText, href: a.getAttribute('href')}))"
+    ALL.format(".jp-RenderedMarkdown a[href]")
+    + ".map(a => ({text: a.innerText, href: a.getAttribute('href')}))"
 )
 # JupyterLab's sanitizer renames an HTML id to data-jupyter-id; its notebook scrolls to either
 IN_VIEW = (
@@ -166,10 +153,7 @@ IN_VIEW = (
     " const r = (e.closest('.jp-Cell') || e).getBoundingClientRect();"
     " return r.bottom > 0 && r.top < window.innerHeight; }"
 )
-WIDGETS = (
-    "document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) "
-    ".widget-progress, .jp-NotebookPanel:not(.lm-mod-hidden) .widget-hprogress').length"
-)
+WIDGETS = f"document.querySelectorAll('{PANEL} .widget-progress, {PANEL} .widget-hprogress').length"
 
 # a bar closes when its training ends (tqdm's leave=False): an observer counts every bar that was
 # ever rendered, however short its training
@@ -180,14 +164,14 @@ WATCH_BARS = (
 )
 
 
-def check_one(page, base: str, token: str, name: str, question: str, out: Path, timeout: float) -> dict:
+def check_one(
+    page, base: str, token: str, name: str, question: str, out: Path, timeout: float, folder: Path
+) -> dict:
     report = {"chapter": name, "errors": [], "problems": []}
     # ?reset: a fresh workspace, with no notebook of the one before still open
     page.goto(f"{base}/lab/tree/{name}.ipynb?reset&token={token}")
     page.wait_for_selector(f"{PANEL} .jp-Notebook .jp-Cell", timeout=120_000)
-    page.wait_for_function(
-        "document.querySelector('.jp-Notebook-ExecutionIndicator') !== null", timeout=120_000
-    )
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator", state="attached", timeout=120_000)
     time.sleep(3)  # the Markdown renders and the kernel starts
     page.screenshot(path=str(out / f"{name}-first-screen.png"))
     markdown = page.evaluate(MARKDOWN_TEXT)
@@ -255,14 +239,14 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
     report["images_loaded"] = sum(1 for i in images if i["w"] > 0)
     if report["images_loaded"] != report["images"]:
         report["problems"].append(f"{report['images'] - report['images_loaded']} images not loaded")
-    first_figure = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown img").first
+    first_figure = page.locator(f"{PANEL} .jp-RenderedMarkdown img").first
     if first_figure.count():
         first_figure.scroll_into_view_if_needed()
         first_figure.screenshot(path=str(out / f"{name}-first-figure.png"))
     else:
         report["problems"].append("no figure in the Markdown")
     # the saved notebook: error outputs, and the answered question's check
-    saved = read(Path(report_folder(page)) / f"{name}.ipynb")
+    saved = read(folder / f"{name}.ipynb")
     for cell in saved["cells"]:
         for o in cell.get("outputs", []):
             if o.get("output_type") == "error":
@@ -275,21 +259,16 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
         report["problems"].append(f"{len(report['errors'])} error outputs: {report['errors'][:3]}")
     if question:
         cells = [c for c in saved["cells"] if f'grader.check("{question}")' in c["source"]]
-        text = " ".join(
-            json.dumps(o.get("data", o.get("text", ""))) for c in cells for o in c.get("outputs", [])
-        )
+        outputs = [o.get("data", o.get("text", "")) for c in cells for o in c.get("outputs", [])]
+        text = " ".join(map(json.dumps, outputs))
         report["check_passed"] = bool(cells) and "passed" in text and "failed" not in text.lower()
         if not report["check_passed"]:
             report["problems"].append(f'grader.check("{question}") not shown as passing: {text[:300]}')
-    # the student's own run: each cell that computes a figure of the text shows it, each glued value
-    # is printed
+    # the student's own run: each cell that computes a figure of the text shows it; each glued value, printed
     figures = figure_names(saved)
     drawn, missing = 0, []
-    for cell in saved["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        src = cell["source"]
-        outputs = cell.get("outputs", [])
+    for cell in code:
+        src, outputs = cell["source"], cell.get("outputs", [])
         images = sum(1 for o in outputs if "image/png" in o.get("data", {}))
         printed = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
         for glued in plain_notebook.glued_names(src):
@@ -335,11 +314,15 @@ def figure_names(notebook: dict) -> set[str]:
     return set()
 
 
-_FOLDER: dict[int, str] = {}
-
-
-def report_folder(page) -> str:
-    return _FOLDER[id(page.context)]
+def summary(name: str, report: dict) -> str:
+    r = report.get
+    problems = f"  PROBLEMS: {r('problems')}" if r("problems") else ""
+    return (
+        f"{name}: raw markup {r('raw_markup')}, images {r('images_loaded')}/{r('images')} loaded, "
+        f"errors {len(r('errors', []))}, progress widgets {r('progress_widgets')}, "
+        f"check passed {r('check_passed')}, own figures {r('figures_drawn')}, "
+        f"figure link works {r('figure_link_works')}, cells run {r('cells_run')}, {r('seconds')} s{problems}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -369,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     folder.mkdir()
     answered = prepare_notebooks(names, folder, args.executed)
     port, token = _free_port(), secrets.token_hex(16)
+    base = f"http://127.0.0.1:{port}"
     reports = []
     with open(args.out / "jupyterlab.log", "w") as log:
         lab = start_lab(venv, folder, port, token, log)
@@ -377,35 +361,20 @@ def main(argv: list[str] | None = None) -> int:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
                 page = context.new_page()
-                _FOLDER[id(context)] = str(folder)
                 for name in names:
                     try:
-                        report = check_one(page, f"http://127.0.0.1:{port}", token, name, answered[name],
-                                           args.out, args.timeout)  # fmt: skip
+                        report = check_one(
+                            page, base, token, name, answered[name], args.out, args.timeout, folder
+                        )
                     except Exception as exc:  # noqa: BLE001  (one notebook's failure is reported, the rest run)
                         report = {"chapter": name, "problems": [f"{type(exc).__name__}: {exc}"]}
                     reports.append(report)
-                    print(
-                        f"{name}: raw markup {report.get('raw_markup')}, images {report.get('images_loaded')}"
-                        f"/{report.get('images')} loaded, errors {len(report.get('errors', []))}, progress "
-                        f"widgets {report.get('progress_widgets')}, "
-                        f"check passed {report.get('check_passed')}, "
-                        f"own figures {report.get('figures_drawn')}, "
-                        f"figure link works {report.get('figure_link_works')}, "
-                        f"cells run {report.get('cells_run')}, {report.get('seconds')} s"
-                        + (f"  PROBLEMS: {report['problems']}" if report["problems"] else ""),
-                        flush=True,
-                    )
-                    # close the notebook (and its kernel) before the next
-                    page.goto("about:blank")
-                    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/sessions?token={token}")
-                    with urllib.request.urlopen(req) as r:
-                        for s in json.load(r):
-                            kill = urllib.request.Request(
-                                f"http://127.0.0.1:{port}/api/sessions/{s['id']}?token={token}",
-                                method="DELETE",
-                            )
-                            urllib.request.urlopen(kill).close()
+                    print(summary(name, report), flush=True)
+                    page.goto("about:blank")  # close the notebook (and its kernel) before the next
+                    with urllib.request.urlopen(f"{base}/api/sessions?token={token}") as sessions:
+                        for s in json.load(sessions):
+                            url = f"{base}/api/sessions/{s['id']}?token={token}"
+                            urllib.request.urlopen(urllib.request.Request(url, method="DELETE")).close()
                 browser.close()
         finally:
             lab.terminate()
@@ -416,10 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "report.json").write_text(json.dumps(reports, indent=1))
     shutil.rmtree(work, ignore_errors=True)
     bad = [r["chapter"] for r in reports if r["problems"]]
-    print(
-        f"check-notebooks: {len(reports) - len(bad)} of {len(reports)} notebooks pass; "
-        f"screenshots in {args.out}"
-    )
+    print(f"check-notebooks: {len(reports) - len(bad)} of {len(reports)} notebooks pass; see {args.out}")
     return 1 if bad else 0
 
 

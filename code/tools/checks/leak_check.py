@@ -2,16 +2,10 @@
 
     python -m tools.checks.leak_check _build/html [--no-solutions] [--notebooks chapters]
 
-Every file under the site is read as text (HTML without its tags, notebooks and JSON as their
-strings) and searched for otter's hidden-test marker and for the lines of each hidden test (and,
-with ``--no-solutions``, each solution line) of the source notebooks that appear nowhere else in
-them. Exit status 1 when something is found. ``make book`` runs it after every build.
-
-A solution may share a line with the package ``seqlab`` (``for t in range(x.shape[1]):``), and a
-page may show that package code with ``literalinclude``: such a shared line alone is not a leak.
-A solution is leaked on a page when the page shows one of its lines that the package does not
-hold, or when the lines it shows make up half or more of the solution's distinctive lines (the
-answer printed above its question, even if it is the package's own code).
+Every file is read as text and searched for otter's hidden-test marker and each distinctive line of
+a hidden test (and, with ``--no-solutions``, of a solution). A solution line the package ``seqlab``
+also holds (a page may ``literalinclude`` it) leaks only when the page shows half or more of the
+solution's distinctive lines.
 """
 
 from __future__ import annotations
@@ -59,11 +53,10 @@ def needles(notebooks: list[Path]) -> tuple[list[tuple[str, str]], list[tuple[st
     shown = "\n".join(public)  # a line inside a longer public line is not distinctive either
 
     def distinctive(items):
-        return [
-            (w, x)
-            for w, x in items
-            if len(x) >= MIN_LEN and x not in shown and "TEST CONFIG" not in x and not FRAGMENT.search(x)
-        ]
+        keep = lambda x: (
+            len(x) >= MIN_LEN and x not in shown and "TEST CONFIG" not in x and not FRAGMENT.search(x)
+        )  # noqa: E731
+        return [(w, x) for w, x in items if keep(x)]
 
     return distinctive(hidden), distinctive(solutions)
 
@@ -105,9 +98,7 @@ def leaked_solutions(flat: str, solution_lines: list[tuple[str, str]], shared: s
     return leaked
 
 
-def scan(
-    site: Path, notebooks: list[Path], solutions: bool = False, shared: set[str] | None = None
-) -> dict[str, list[str]]:
+def scan(site: Path, notebooks: list[Path], solutions: bool = False, shared: set[str] | None = None) -> dict:
     """{file under ``site``: what it leaks}. ``shared``: lines of the package (default: seqlab's)."""
     hidden, solution_lines = needles(notebooks)
     shared = package_lines() if shared is None else shared

@@ -1,15 +1,11 @@
-"""The Bahdanau chapter's concept diagram: one decoder step of additive attention. The previous
-decoder state s_{i-1} (the query) is scored against every encoder state h_j (the keys), the
-scores go through a softmax, the weights average the same encoder states (the values) into the
-context c_i, and the context enters the decoder's GRU with the previous output token."""
+"""The Bahdanau chapter's concept diagram: one decoder step of additive attention (s_{i-1} scored
+against every h_j, softmax, the weighted average c_i into the decoder's GRU with y_{i-1})."""
 
 from __future__ import annotations
 
 from matplotlib.patches import Rectangle
 
-from tools.diagrams.style import ROLE, arrow, box, circle, figure, label, legend
-
-GREY = "#555555"
+from tools.diagrams.style import GREY, ROLE, arrow, box, circle, figure, label, legend
 
 
 def bahdanau_step():

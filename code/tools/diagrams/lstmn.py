@@ -24,20 +24,11 @@ def lstmn_tapes():
     for i in range(len(ENTRIES)):
         box(ax, x0 + i * dx, hy, w, hh, cell("h", i), role="hidden")
         box(ax, x0 + i * dx, cy, w, hh, cell("c", i), role="cell")
-        ax.add_patch(
-            Rectangle(
-                (x0 + i * dx, wy), w, hh, fc=ROLE["query"][1], alpha=0.15 + 0.8 * WEIGHTS[i], ec="#333333"
-            )
-        )
+        shade = 0.15 + 0.8 * WEIGHTS[i]
+        ax.add_patch(Rectangle((x0 + i * dx, wy), w, hh, fc=ROLE["query"][1], alpha=shade, ec="#333333"))
         text = "$\\cdots$" if ENTRIES[i] == "\\cdots" else f"$s_{{{ENTRIES[i]}}}^t$"
-        label(
-            ax,
-            x0 + i * dx + w / 2,
-            wy + hh / 2,
-            text,
-            fontsize=10.5,
-            color="white" if WEIGHTS[i] > 0.4 else "black",
-        )
+        colour = "white" if WEIGHTS[i] > 0.4 else "black"
+        label(ax, x0 + i * dx + w / 2, wy + hh / 2, text, fontsize=10.5, color=colour)
     label(ax, x0 + 1.5 * dx + w / 2, 3.83, "the tapes: entries $0, \\dots, t-1$", fontsize=10)
     label(ax, x0 + 1.5 * dx + w / 2, 1.27, "$s^t = \\mathrm{softmax}(a^t)$", fontsize=10, ha="left")
     # the score of every entry, from h_i, x_t and the previous summary

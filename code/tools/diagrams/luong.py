@@ -1,10 +1,7 @@
-"""The Luong chapter's concept diagram: where global, local-m and local-p attention may look.
-
-Three panels side by side, one decoder step t = 3 over a source of S = 10 encoder states, steps
-and positions counted from 0 as in seqlab and the chapter's text. Global attention weights every
-source position; local-m only the window [t - D, t + D] (D = 2) around p_t = t; local-p the window
-around a predicted p_t, with the weights multiplied by a Gaussian of sigma = D / 2. Positions
-outside the window (red) get weight exactly zero."""
+"""The Luong chapter's concept diagram: where global, local-m and local-p attention may look at
+step t = 3 over S = 10 source states, positions counted from 0 as in seqlab and the text (windows of
+half-width D = 2; local-p's weights times a Gaussian of sigma = D / 2; positions outside the
+window, red, get weight zero)."""
 
 from __future__ import annotations
 
@@ -12,9 +9,8 @@ import math
 
 from matplotlib.patches import Rectangle
 
-from tools.diagrams.style import ROLE, box, figure, label
+from tools.diagrams.style import GREY, ROLE, box, figure, label
 
-GREY = "#555555"
 S, D, T = 10, 2, 3  # source length, half-width, the decoder step shown
 P_PRED = 6.4  # local-p's predicted centre, an illustrative value
 SCORES = [0.2, 0.1, 0.5, 1.2, 0.9, 0.3, 1.6, 1.1, 0.4, 0.2]  # illustrative scores e_tj

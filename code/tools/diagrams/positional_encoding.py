@@ -46,14 +46,7 @@ def positional_sinusoids():
         px, py = cx + r * np.sin(pos * w), cy + r * np.cos(pos * w)
         arrow(ax, (cx, cy), (px, py))
         ax.plot(px, py, "o", color=COLOURS[1], ms=5)
-        label(
-            ax,
-            px + 0.08,
-            py + 0.12,
-            f"${name}$",
-            fontsize=9.5,
-            ha="left",
-        )
+        label(ax, px + 0.08, py + 0.12, f"${name}$", fontsize=9.5, ha="left")
     start, end = 90 - np.degrees((P + K) * w), 90 - np.degrees(P * w)  # angles from the x axis
     ax.add_patch(Arc((cx, cy), 0.9, 0.9, theta1=start, theta2=end, color="#333333", lw=1.2))
     mid = np.radians((start + end) / 2)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from matplotlib.patches import FancyBboxPatch, Rectangle
-
-from tools.diagrams.style import ROLE, arrow, box, figure, label, legend
+from tools.diagrams.style import arrow, box, figure, frame, grid, label, legend
 
 
 def multihead_self_attention():
@@ -12,18 +10,8 @@ def multihead_self_attention():
     fig, ax = figure(7, 3.9)
     # the stack of H heads: two shadow frames behind the frame of one head
     for i, shade in ((2, "#f4f4f4"), (1, "#fafafa")):
-        ax.add_patch(
-            FancyBboxPatch(
-                (1.2 + 0.09 * i, 0.45 + 0.09 * i), 4.3, 2.95, boxstyle="round,pad=0.02,rounding_size=0.1",
-                fc=shade, ec="#aaaaaa", lw=0.8,
-            )
-        )  # fmt: skip
-    ax.add_patch(
-        FancyBboxPatch(
-            (1.2, 0.45), 4.3, 2.95, boxstyle="round,pad=0.02,rounding_size=0.1",
-            fc="white", ec="#555555", lw=1.0, linestyle=(0, (4, 3)),
-        )
-    )  # fmt: skip
+        frame(ax, 1.2 + 0.09 * i, 0.45 + 0.09 * i, 4.3, 2.95, shade, "#aaaaaa", lw=0.8, linestyle=None)
+    frame(ax, 1.2, 0.45, 4.3, 2.95, "white", "#555555")
     label(ax, 2.45, 3.22, "one head h (of H), width D = E / H", fontsize=9.5, color="#444444")
     label(ax, 5.0, 3.72, "× H heads", fontsize=10, color="#444444")
 
@@ -44,15 +32,7 @@ def multihead_self_attention():
 
     # the score matrix Q K^T / sqrt(D), causal mask on the entries j > i
     cell, left, top = 0.24, 3.25, 2.95
-    for i in range(4):
-        for j in range(4):
-            masked = j > i
-            face, edge = ROLE["mask"] if masked else ROLE["query"]
-            ax.add_patch(
-                Rectangle((left + j * cell, top - (i + 1) * cell), cell, cell, fc=face, ec=edge, lw=0.8)
-            )
-            if masked:
-                label(ax, left + (j + 0.5) * cell, top - (i + 0.5) * cell, "×", fontsize=8, color=edge)
+    grid(ax, left, top, 4, cell, lambda i, j: j > i, mark=True)
     label(ax, left + 2 * cell, top + 0.13, "key j →", fontsize=8, color="#444444")
     label(ax, left - 0.12, top - 2 * cell, "query i", fontsize=8, color="#444444", rotation=90)
     label(ax, left + 2 * cell, top - 4 * cell - 0.32, "QKᵀ / √D\n+ mask (T, T)", fontsize=9)

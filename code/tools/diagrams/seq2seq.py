@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-from tools.diagrams.style import ROLE, arrow, box, figure, label
-
-GREY = "#555555"
+from tools.diagrams.style import GREY, ROLE, arrow, box, figure, label
 
 
 def seq2seq_bottleneck():

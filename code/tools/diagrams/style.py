@@ -1,14 +1,7 @@
-"""One visual language for the book's concept diagrams (drawn with Matplotlib, saved as SVG).
-
-Every diagram uses these colours and arrow styles, so a reader learns them once:
-
-- colours by role: queries, keys, values, hidden state, cell state, memory, input, output,
-  weights/parameters, mask;
-- a solid dark arrow for data flowing forward, a dashed red arrow for gradients flowing back.
-
-A chapter's diagrams live in ``code/tools/diagrams/<chapter>.py`` as functions that return a
-``Figure``, registered in its ``DIAGRAMS = {"file_stem": function}``; ``make diagrams`` (or
-``python -m tools.diagrams.build``) writes each to ``chapters/images/<file_stem>.svg``.
+"""One visual language for the book's concept diagrams, so a reader learns it once: colours by role
+(query, key, value, hidden, cell, memory, input, output, weight, mask), a solid dark arrow for data
+forward, a dashed red one for gradients back. A chapter's diagrams are functions returning a Figure
+in ``code/tools/diagrams/<chapter>.py``, registered in its ``DIAGRAMS = {"file_stem": function}``.
 """
 
 from __future__ import annotations
@@ -18,7 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle  # noqa: E402
 
 # Colour by role (colour-blind-safe: Okabe-Ito based), light fill + dark edge.
 ROLE = {
@@ -37,6 +30,8 @@ ROLE = {
 DATA = dict(arrowstyle="-|>", color="#333333", lw=1.4, mutation_scale=12)
 GRAD = dict(arrowstyle="-|>", color="#c0392b", lw=1.4, mutation_scale=12, linestyle=(0, (4, 3)))
 FONT = 11  # points; figures are at most 7 in wide, shown ~720 px wide: 11 pt is ~15 px
+GREY = "#555555"  # secondary text
+DASHED = (0, (4, 3))
 
 
 def figure(width: float, height: float) -> tuple[plt.Figure, plt.Axes]:
@@ -52,21 +47,8 @@ def figure(width: float, height: float) -> tuple[plt.Figure, plt.Axes]:
     return fig, ax
 
 
-def box(
-    ax,
-    x: float,
-    y: float,
-    w: float,
-    h: float,
-    text: str = "",
-    role: str = "op",
-    *,
-    fontsize: float = FONT,
-    rounded: bool = True,
-    **text_kw,
-):
-    """A labelled box with its lower-left corner at (x, y), coloured by ``role``. Returns the
-    box's centre."""
+def box(ax, x, y, w, h, text="", role="op", *, fontsize=FONT, rounded=True, **text_kw):
+    """A labelled box with its lower-left corner at (x, y), coloured by ``role``; returns its centre."""
     face, edge = ROLE[role]
     style = "round,pad=0.02,rounding_size=0.08" if rounded else "square,pad=0.0"
     ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle=style, fc=face, ec=edge, lw=1.3))
@@ -95,20 +77,30 @@ def label(ax, x: float, y: float, text: str, fontsize: float = FONT, **kw):
     ax.text(x, y, text, fontsize=fontsize, ha=kw.pop("ha", "center"), va=kw.pop("va", "center"), **kw)
 
 
-def legend(
-    ax,
-    x: float,
-    y: float,
-    roles: list[str],
-    names: dict[str, str] | None = None,
-    fontsize: float = 9.5,
-    dx: float = 1.05,
-):
+def legend(ax, x, y, roles: list[str], names: dict[str, str] | None = None, fontsize=9.5, dx=1.05):
     """A row of small swatches naming the roles used, starting at (x, y)."""
-    names = names or {}
     for i, role in enumerate(roles):
         face, edge = ROLE[role]
-        ax.add_patch(
-            FancyBboxPatch((x + i * dx, y), 0.18, 0.18, boxstyle="square,pad=0", fc=face, ec=edge, lw=1.0)
+        swatch = FancyBboxPatch(
+            (x + i * dx, y), 0.18, 0.18, boxstyle="square,pad=0", fc=face, ec=edge, lw=1.0
         )
-        ax.text(x + i * dx + 0.25, y + 0.09, names.get(role, role), fontsize=fontsize, va="center")
+        ax.add_patch(swatch)
+        ax.text(x + i * dx + 0.25, y + 0.09, (names or {}).get(role, role), fontsize=fontsize, va="center")
+
+
+def frame(ax, x, y, w, h, fc, ec, rounding=0.1, lw=1.0, linestyle=DASHED):
+    """A rounded frame around a group of boxes (dashed unless told)."""
+    style = f"round,pad=0.02,rounding_size={rounding}"
+    ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle=style, fc=fc, ec=ec, lw=lw, linestyle=linestyle))
+
+
+def grid(ax, left, top, n, cell, masked, mark=False):
+    """An n x n matrix of scores, the entries ``masked(i, j)`` in the mask colours (with "×" if ``mark``)."""
+    for i in range(n):
+        for j in range(n):
+            face, edge = ROLE["mask"] if masked(i, j) else ROLE["query"]
+            ax.add_patch(
+                Rectangle((left + j * cell, top - (i + 1) * cell), cell, cell, fc=face, ec=edge, lw=0.8)
+            )
+            if mark and masked(i, j):
+                label(ax, left + (j + 0.5) * cell, top - (i + 0.5) * cell, "×", fontsize=8, color=edge)

@@ -3,18 +3,13 @@ training (all positions at once, causal mask) against decoding (one position, KV
 
 from __future__ import annotations
 
-from matplotlib.patches import FancyBboxPatch, Rectangle
+from matplotlib.patches import Rectangle
 
-from tools.diagrams.style import ROLE, arrow, box, figure, label, legend
+from tools.diagrams.style import DASHED, arrow, box, figure, frame, grid, label, legend
 
 
 def _frame(ax, x, y, w, h, text):
-    ax.add_patch(
-        FancyBboxPatch(
-            (x, y), w, h, boxstyle="round,pad=0.02,rounding_size=0.12", fc="#fbfbfb", ec="#777777", lw=1.0,
-            linestyle=(0, (4, 3)),
-        )
-    )  # fmt: skip
+    frame(ax, x, y, w, h, "#fbfbfb", "#777777", rounding=0.12)
     label(ax, x + w - 0.08, y + h - 0.3, text, fontsize=9.5, color="#444444", ha="right")
 
 
@@ -71,16 +66,6 @@ def transformer_layers():
     return fig
 
 
-def _grid(ax, left, top, n, cell, masked):
-    for i in range(n):
-        for j in range(n):
-            off = masked(i, j)
-            face, edge = ROLE["mask"] if off else ROLE["query"]
-            ax.add_patch(
-                Rectangle((left + j * cell, top - (i + 1) * cell), cell, cell, fc=face, ec=edge, lw=0.8)
-            )
-
-
 def transformer_train_vs_decode():
     """Training: every target position in one pass under the causal mask. Decoding: one new
     position, whose query attends over the cached keys and values of the earlier ones."""
@@ -92,7 +77,7 @@ def transformer_train_vs_decode():
         arrow(ax, (0.5 + t * 0.62, 0.58), (0.5 + t * 0.62, 0.85))
     box(ax, 0.25, 0.85, 2.98, 0.42, "decoder: one batch of matrix products", "op", fontsize=9)
     cell = 0.24
-    _grid(ax, 1.15, 2.85, 5, cell, lambda i, j: j > i)
+    grid(ax, 1.15, 2.85, 5, cell, lambda i, j: j > i)
     label(ax, 0.6, 2.25, "causal\nmask (L, L)", fontsize=9)
     arrow(ax, (1.75, 1.27), (1.75, 1.6))
     label(ax, 2.75, 1.7, "row i: query i\nsees keys j ≤ i", fontsize=8.5, ha="left")
@@ -106,9 +91,7 @@ def transformer_train_vs_decode():
     box(ax, x0 + 4 * 0.55, 2.25, 0.45, 0.38, "k4", "key", fontsize=9)
     box(ax, x0 + 4 * 0.55, 1.75, 0.45, 0.38, "v4", "value", fontsize=9)
     ax.add_patch(
-        Rectangle(
-            (x0 - 0.07, 1.68), 4 * 0.55 + 0.02, 1.02, fc="none", ec="#777777", lw=1.0, linestyle=(0, (4, 3))
-        )
+        Rectangle((x0 - 0.07, 1.68), 4 * 0.55 + 0.02, 1.02, fc="none", ec="#777777", lw=1.0, linestyle=DASHED)
     )
     label(ax, x0 + 1.1, 2.83, "KV cache: kept from steps 0..3", fontsize=8.5, color="#444444")
     q = box(ax, x0 + 4 * 0.55, 0.85, 0.45, 0.38, "q4", "query", fontsize=9)

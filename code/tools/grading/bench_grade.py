@@ -1,8 +1,7 @@
-"""How many submissions per minute `make grade` gets through on this machine (a report, not a test).
+"""How many submissions per minute `make grade` gets through here (a report, not a test).
 
-Generates N submissions across the chapters with exercises: a quarter correct, a quarter with half
-the answers, a quarter untouched, a quarter broken (a syntax error in one answer), grades them
-with ``grade.py`` from an empty cache, and prints the throughput and the status counts.
+Grades N generated submissions (a quarter each correct, half done, untouched, broken) from an empty
+cache and prints the throughput and the status counts.
 
     python -m tools.grading.bench_grade [--n 40] [--jobs 2] [--dist dist]
 """
@@ -16,6 +15,7 @@ import os
 import sys
 import tempfile
 import time
+from argparse import RawDescriptionHelpFormatter as RAW
 from pathlib import Path
 
 from tools.course import chapters, write
@@ -42,9 +42,7 @@ def make_submissions(dist: Path, out: Path, n: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     parser.add_argument("--n", type=int, default=40)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--dist", type=Path, default=Path("dist"))

@@ -1,20 +1,11 @@
 """Prove each autograder zip grades outside this repository, from nothing but the zip.
 
-For each chapter (``--only`` to restrict) this takes ``dist/NAME/autograder/*.zip`` and, in a fresh
-temporary folder outside the repository:
-
-1. unpacks the zip and reads the ``pip:`` list of its ``environment.yml`` (what otter's ``setup.sh``
-   has mamba install on Gradescope; mamba itself is not needed here);
-2. makes a fresh virtual environment with the base Python (``python -m venv``, no
-   ``--system-site-packages``) and installs that list with pip, run from the unpacked zip's folder
-   as conda runs it, so the zip's relative wheel path resolves the same way;
-3. grades two submissions with that environment's ``otter run``, from that folder: the student
-   notebook with every reference solution filled in (must score full marks) and the untouched
-   student notebook (must score less).
+Per chapter, in a fresh temporary folder: unpack the zip, install the ``pip:`` list of its
+``environment.yml`` (what otter's ``setup.sh`` installs on Gradescope) into a fresh venv of the base
+Python, from the zip's folder (so its relative wheel path resolves), then ``otter run`` the student
+notebook with every reference solution (must score full marks) and untouched (must score less).
 
     python -m tools.grading.check_autograder --dist dist [--only NAME ...] [--keep]
-
-Exit status 1 when a zip fails. Prints the install time of each fresh environment.
 """
 
 from __future__ import annotations
@@ -28,6 +19,7 @@ import sys
 import tempfile
 import time
 import zipfile
+from argparse import RawDescriptionHelpFormatter as RAW
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -94,12 +86,8 @@ def check(name: str, dist: Path, work: Path) -> dict:
 
     chapter = ROOT / "chapters" / f"{name}.ipynb"
     names = [q for q, _ in questions(chapter)]
-    submissions = {
-        "correct": fill(handout, solutions(chapter), names),
-        "untouched": read(handout),
-    }
     scores = {}
-    for kind, nb in submissions.items():
+    for kind, nb in (("correct", fill(handout, solutions(chapter), names)), ("untouched", read(handout))):
         folder = work / kind
         write(nb, folder / f"{name}.ipynb")
         run([str(env / "bin" / "otter"), "run", "--no-logo", "-a", str(zip_path.resolve()),
@@ -113,9 +101,7 @@ def check(name: str, dist: Path, work: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     parser.add_argument("--dist", type=Path, default=ROOT / "dist")
     parser.add_argument("--only", nargs="*", help="chapter names (file stems); default all with exercises")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders (printed)")
@@ -123,8 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = [nb.stem for nb in chapters() if has_exercises(nb)]
     if args.only:
-        unknown = set(args.only) - set(names)
-        if unknown:
+        if unknown := set(args.only) - set(names):
             parser.error(f"unknown chapters {sorted(unknown)}; chapters with exercises: {names}")
         names = [n for n in names if n in args.only]
     dist = args.dist.resolve()

@@ -47,6 +47,7 @@ import tempfile
 import threading
 import time
 import zipfile
+from argparse import RawDescriptionHelpFormatter as RAW
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +56,6 @@ from tools.course import ROOT, chapters
 from tools.otter_format import has_exercises, questions
 
 HERE = Path(__file__).resolve().parent
-
 SANDBOX = HERE / "sandbox.py"
 STATUS_ORDER = ("graded", "tampering", "memory", "timeout", "crashed", "wrong_chapter", "rejected")
 
@@ -101,10 +101,10 @@ def load_chapters(dist: Path) -> dict[str, Chapter]:
                 for i, case in enumerate(spec["test"]["suites"][0]["cases"]):
                     if not case.get("hidden", True):
                         name = case.get("name", f"{spec['test']['name']} - {i + 1}")
-                        code = [
-                            line[4:] for line in case["code"].splitlines() if line[:4] in (">>> ", "... ")
-                        ]
-                        public[f"{question}/{name}"] = "\n".join(code)
+                        code = case["code"].splitlines()
+                        public[f"{question}/{name}"] = "\n".join(
+                            x[4:] for x in code if x[:4] in (">>> ", "... ")
+                        )
         found[notebook.stem] = Chapter(notebook.stem, zips[-1], tests, points, public)
     return found
 
@@ -127,37 +127,23 @@ def match_chapter(
     by_metadata = otter.get("assignment_name")
     by_name = [c for c in known if c in path.stem]
     by_name = [max(by_name, key=len)] if by_name else []  # "lstm" is inside "lstmn"
-    if by_metadata in known:
-        if by_name and by_name[0] != by_metadata:
-            return (
-                None,
-                "wrong_chapter",
-                (f"the file name says {by_name[0]!r} but the notebook is chapter {by_metadata!r}"),
-            )
-        chapter = by_metadata
-    elif by_metadata:
-        return None, "wrong_chapter", f"the notebook is {by_metadata!r}, which has no graded exercises"
-    elif by_name:
-        chapter = by_name[0]
+    if by_metadata in known and by_name and by_name[0] != by_metadata:
+        why = f"the file name says {by_name[0]!r} but the notebook is chapter {by_metadata!r}"
+    elif by_metadata and by_metadata not in known:
+        why = f"the notebook is {by_metadata!r}, which has no graded exercises"
+    elif not by_metadata and not by_name:
+        why = "cannot tell the chapter: no otter metadata and no chapter name in the file name"
+    elif only is not None and (by_metadata or by_name[0]) != only:
+        why = f"a notebook for chapter {by_metadata or by_name[0]!r}, not {only!r}"
     else:
-        return (
-            None,
-            "wrong_chapter",
-            "cannot tell the chapter: no otter metadata and no chapter name in the file name",
-        )
-    if only is not None and chapter != only:
-        return None, "wrong_chapter", f"a notebook for chapter {chapter!r}, not {only!r}"
-    return chapter, "", ""
+        return by_metadata or by_name[0], "", ""
+    return None, "wrong_chapter", why
 
 
 def _clean(text: str, workdir: Path) -> str:
-    """A message with run-specific details (temporary folders, addresses) taken out, so that
-    grading the same submission twice gives the same bytes."""
-    for path, name in (
-        (workdir.resolve(), "<submission folder>"),
-        (workdir.resolve().parent, "<grader folder>"),
-    ):
-        text = text.replace(str(path), name)
+    """``text`` without run-specific folders and addresses: grading twice gives the same bytes."""
+    text = text.replace(str(workdir.resolve()), "<submission folder>")
+    text = text.replace(str(workdir.resolve().parent), "<grader folder>")
     return re.sub(r"0x[0-9a-fA-F]{6,}", "0x…", text)
 
 
@@ -169,38 +155,19 @@ def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
         workdir = tmp_path / "work"
         workdir.mkdir()
         results = tmp_path / "results.jsonl"
-        request = {
-            "notebook": str(path),
-            "tests": chapter.tests,
-            "results": str(results),
-            "workdir": str(workdir),
-            "cell_timeout": settings.cell_timeout,
-            "test_timeout": settings.test_timeout,
-            "memory_bytes": int(settings.memory_gb * 2**30),
-            "file_bytes": int(settings.file_mb * 2**20),
-        }
+        request = dict(notebook=str(path), tests=chapter.tests, results=str(results), workdir=str(workdir),
+                       cell_timeout=settings.cell_timeout, test_timeout=settings.test_timeout,
+                       memory_bytes=int(settings.memory_gb * 2**30),
+                       file_bytes=int(settings.file_mb * 2**20))  # fmt: skip
         (tmp_path / "request.json").write_text(json.dumps(request))
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": os.environ.get("HOME", str(workdir)),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONHASHSEED": "0",
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-            "MPLBACKEND": "Agg",
-            "SEQLAB_PROGRESS": "0",
-            "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-        }
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", str(workdir)),
+               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
+               "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg", "SEQLAB_PROGRESS": "0",
+               "PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # fmt: skip
         with open(tmp_path / "stderr.txt", "wb") as err:
-            process = subprocess.Popen(
-                [sys.executable, str(SANDBOX), str(tmp_path / "request.json")],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=err,
-                cwd=workdir,
-                env=env,
-                start_new_session=True,
-            )
+            command = [sys.executable, str(SANDBOX), str(tmp_path / "request.json")]
+            process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
+                                       cwd=workdir, env=env, start_new_session=True)  # fmt: skip
             killed = False
             try:
                 process.stdin.write((token + "\n").encode())
@@ -259,17 +226,12 @@ def _interpret(
     if not done:
         unfinished = [q for q, _ in chapter.tests if q not in graded_questions]
         where = "its cells" if cells is None else f"the tests of {unfinished[0]}" if unfinished else "the end"
-        if killed:
-            status = "timeout"
-            errors.append(
-                f"killed after {settings.timeout:g} s in {where}; unfinished graded_questions get 0"
-            )
-        else:
-            status = "crashed"
-            reason = f"the process ended (exit code {code}) in {where}; unfinished graded_questions get 0"
-            if stderr.strip():
-                reason += f" [{stderr.strip().splitlines()[-1][:200]}]"
-            errors.append(reason)
+        status = "timeout" if killed else "crashed"
+        what = f"killed after {settings.timeout:g} s" if killed else f"the process ended (exit code {code})"
+        reason = f"{what} in {where}; unfinished graded_questions get 0"
+        if stderr.strip() and not killed:
+            reason += f" [{stderr.strip().splitlines()[-1][:200]}]"
+        errors.append(reason)
     elif refused or replaced or "exit" in kinds:
         status = "tampering"
     elif "timeout" in kinds:
@@ -307,37 +269,19 @@ def _feedback(chapter: Chapter, scores: dict, status: str, errors: list[str], gr
             lines.append(f"- {label} {case['name']}: {mark} ({earned:g} / {case['points']:g})")
             if not case["passed"] and not case["hidden"]:
                 code = chapter.public.get(f"{question}/{case['name']}", "")
-                lines += [
-                    "",
-                    "  The test:",
-                    "",
-                    "  ```python",
-                    *[f"  {c}" for c in code.splitlines()],
-                    "  ```",
-                ]
-                lines += [
-                    "",
-                    "  What happened:",
-                    "",
-                    "  ```",
-                    *[f"  {m}" for m in case["message"].splitlines()],
-                ]
-                lines += ["  ```", ""]
+                test = "".join(f"\n  {c}" for c in code.splitlines())
+                said = "".join(f"\n  {m}" for m in case["message"].splitlines())
+                lines.append(
+                    f"\n  The test:\n\n  ```python{test}\n  ```\n\n  What happened:\n\n  ```{said}\n  ```\n"
+                )
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
 def _rejected(status: str, reason: str) -> dict:
     """The result of a file that was not graded: no chapter, no scores, the reason."""
-    lines = ["# Feedback", "", f"Score: 0 (status: {status})", "", reason]
-    return {
-        "chapter": "",
-        "scores": {},
-        "possible": 0.0,
-        "status": status,
-        "error": reason,
-        "feedback": "\n".join(lines) + "\n",
-    }
+    feedback = f"# Feedback\n\nScore: 0 (status: {status})\n\n{reason}\n"
+    return dict(chapter="", scores={}, possible=0.0, status=status, error=reason, feedback=feedback)
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -376,39 +320,17 @@ def csv_text(rows: list[tuple[str, dict]], known: dict[str, Chapter]) -> str:
     for file, result in rows:
         scores = result["scores"]
         cells = [f"{scores[c]:g}" if c in scores else "" for c in columns]
-        total = sum(scores.values())
-        writer.writerow(
-            [
-                file,
-                result["chapter"],
-                *cells,
-                f"{total:g}",
-                f"{result['possible']:g}",
-                result["status"],
-                result["error"],
-            ]
-        )
+        total, possible = f"{sum(scores.values()):g}", f"{result['possible']:g}"
+        writer.writerow([file, result["chapter"], *cells, total, possible, result["status"], result["error"]])
     return buffer.getvalue()
 
 
-def _progress(total: int):
-    if os.environ.get("SEQLAB_PROGRESS", "1") == "0" or total == 0:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, unit="notebook", desc="grading", dynamic_ncols=True)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     parser.add_argument("submissions", type=Path)
     parser.add_argument("--dist", type=Path, default=Path("dist"))
     parser.add_argument("--out", type=Path, default=Path("grades.csv"))
-    parser.add_argument(
-        "--feedback", type=Path, help="folder for the feedback files (default: feedback/ next to --out)"
-    )
+    parser.add_argument("--feedback", type=Path, help="feedback files' folder (default: next to --out)")
     parser.add_argument("--chapter", help="grade only submissions of this chapter; others are wrong_chapter")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=float, default=300.0, help="hard limit per submission, seconds")
@@ -434,26 +356,27 @@ def main(argv: list[str] | None = None) -> int:
         digest = hashlib.sha256(fingerprint.encode() + (args.chapter or "").encode() + p.read_bytes())
         keys[p] = cache / f"{digest.hexdigest()}.json"
     todo = [p for p in paths if not keys[p].exists()]
-    bar, lock, counts = _progress(len(todo)), threading.Lock(), {"done": 0, "failed": 0}
+    from tqdm.auto import tqdm
+
+    quiet = os.environ.get("SEQLAB_PROGRESS", "1") == "0" or not todo
+    bar = tqdm(total=len(todo), unit="notebook", desc="grading", dynamic_ncols=True, disable=quiet)
+    lock, failed = threading.Lock(), [0]
     start = time.perf_counter()
 
     def one(path: Path) -> None:
         result = grade_file(path, known, settings, args.chapter)
         _write_atomic(keys[path], json.dumps(result, sort_keys=True))
         with lock:
-            counts["done"] += 1
-            counts["failed"] += result["status"] != "graded"
-            if bar is not None:
-                bar.set_postfix(failed=counts["failed"], refresh=False)
-                bar.update(1)
+            failed[0] += result["status"] != "graded"
+            bar.set_postfix(failed=failed[0], refresh=False)
+            bar.update(1)
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             for future in as_completed([pool.submit(one, p) for p in todo]):
                 future.result()
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     rows = []
     for p in paths:
         result = json.loads(keys[p].read_text())

@@ -29,6 +29,7 @@ untrusted work from outside the class in containers (see the README, "Grading", 
 
 from __future__ import annotations
 
+import _thread
 import builtins
 import doctest
 import importlib
@@ -56,19 +57,14 @@ class Refused(PermissionError):
     """What the audit hook raises for an operation the grader does not allow."""
 
 
-def _load_request() -> tuple[dict, str]:
-    with open(sys.argv[1], encoding="utf-8") as handle:
-        request = json.load(handle)
-    token = sys.stdin.readline().strip()
-    return request, token
-
-
 def _set_limits(request: dict) -> None:
-    memory = int(request["memory_bytes"])
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    size = int(request["file_bytes"])
-    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    memory, size = int(request["memory_bytes"]), int(request["file_bytes"])
+    for limit, value in (
+        (resource.RLIMIT_AS, memory),
+        (resource.RLIMIT_FSIZE, size),
+        (resource.RLIMIT_CORE, 0),
+    ):
+        resource.setrlimit(limit, (value, value))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
 
 
@@ -92,20 +88,14 @@ def _preimport() -> None:
     import IPython.display  # noqa: F401
 
 
-def _fake_otter():
-    """A stand-in for ``otter``: the notebook's ``grader.check(...)`` cells do nothing here."""
-    import types
+class _Nothing:
+    """Stands in for otter's ``Notebook`` (``grader.check(...)`` does nothing here) and for IPython."""
 
-    class Notebook:
-        def __init__(self, *args, **kwargs):
-            pass
+    def __init__(self, *args, **kwargs):
+        pass
 
-        def __getattr__(self, name):
-            return lambda *args, **kwargs: None
-
-    module = types.ModuleType("otter")
-    module.Notebook = Notebook
-    return module
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
 
 
 class _Discard(io.TextIOBase):
@@ -125,10 +115,9 @@ def _watched() -> list[tuple[str, object]]:
     import torch
     import torch.testing
 
-    names = ["builtins", "os", "posix", "sys", "_thread", "threading", "math", "json", "json.encoder",
-             "re", "io", "doctest",
-             "traceback", "importlib", "contextlib", "signal", "resource", "numpy", "numpy.testing",
-             "numpy.linalg", "torch", "torch.testing", "torch.nn", "torch.nn.functional",
+    names = ["builtins", "os", "posix", "sys", "_thread", "threading", "math", "json", "json.encoder", "re",
+             "io", "doctest", "traceback", "importlib", "contextlib", "signal", "resource", "numpy",
+             "numpy.testing", "numpy.linalg", "torch", "torch.testing", "torch.nn", "torch.nn.functional",
              "torch.linalg", "torch.autograd", "torch.overrides", "__main__"]  # fmt: skip
     names += sorted(n for n in sys.modules if n == "seqlab" or n.startswith("seqlab."))
     watched = [(n, sys.modules[n]) for n in names if n in sys.modules]
@@ -228,8 +217,7 @@ def _make_guard(workdir: str, read_roots: list[str], violations: list[str]):
         "gc.get_objects", "gc.get_referrers", "gc.get_referents", "webbrowser.open", "urllib.Request",
         "code.__new__", "function.__new__", "os.startfile", "sys.remote_exec", "signal.pthread_kill",
     }  # fmt: skip
-    frame_attributes = {"tb_frame": "tb_frame", "gi_frame": "gi_frame", "cr_frame": "cr_frame",
-                        "ag_frame": "ag_frame"}  # fmt: skip
+    frame_attributes = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
     path_events = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown",
                    "os.link", "os.symlink", "os.truncate", "os.utime", "shutil.rmtree",
                    "shutil.copyfile", "shutil.copymode", "shutil.copystat", "shutil.copytree",
@@ -286,7 +274,7 @@ def _make_guard(workdir: str, read_roots: list[str], violations: list[str]):
                 refuse("inspecting the frames of the submission or of the grader (sys._getframe)")
         elif event == "object.__getattr__":
             if len(args) > 1 and args[1] in frame_attributes:
-                frame = getattr(args[0], frame_attributes[args[1]], None)
+                frame = getattr(args[0], args[1], None)
                 if not library_frame(frame):
                     refuse(f"inspecting the frames of the submission or of the grader ({args[1]})")
         elif event in refused_always or event.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
@@ -303,8 +291,6 @@ def _make_guard(workdir: str, read_roots: list[str], violations: list[str]):
 
     def switch(submission: bool) -> None:
         state["submission"] = submission
-
-    import _thread
 
     start_thread = _thread.start_new_thread
 
@@ -327,11 +313,6 @@ def _transform(source: str) -> str:
     from IPython.core.inputtransformer2 import TransformerManager
 
     return TransformerManager().transform_cell(source)
-
-
-class _FakeIPython:
-    def __getattr__(self, name):
-        return lambda *args, **kwargs: None
 
 
 def _describe(exc: BaseException, limits: dict) -> tuple[str, str]:
@@ -460,14 +441,10 @@ def _code_cells(path: str) -> list[tuple[int, str]]:
         notebook = json.load(handle)
     cells = []
     for index, cell in enumerate(notebook.get("cells", [])):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        tags = (cell.get("metadata") or {}).get("tags") or []
-        if "otter_ignore" in tags:
-            continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        cells.append((index, source))
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            if "otter_ignore" not in ((cell.get("metadata") or {}).get("tags") or []):
+                source = cell.get("source", "")
+                cells.append((index, "".join(source) if isinstance(source, list) else str(source)))
     return cells
 
 
@@ -522,14 +499,17 @@ def _grade_questions(questions, run_case, check_world, emit, violations: list, t
 
 
 def main() -> int:
-    request, token = _load_request()
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        request = json.load(handle)
+    token = sys.stdin.readline().strip()
     os.close(0)
     _set_limits(request)
     os.environ["MPLBACKEND"] = "Agg"
     _preimport()
     from otter.test_files import OKTestFile  # before the stand-in for otter replaces it
 
-    sys.modules["otter"] = _fake_otter()
+    sys.modules["otter"] = otter = type(sys)("otter")
+    otter.Notebook = _Nothing
 
     questions = _read_questions(request["tests"], OKTestFile)
     cells = _code_cells(request["notebook"])
@@ -557,16 +537,14 @@ def main() -> int:
 
     # stand-ins go in before the snapshot, so that the snapshot is the world the tests expect
     os._exit = _exit_stand_in
-    import _thread
     import posix
     import threading
 
     posix._exit = _exit_stand_in
     _thread.start_new_thread = threading._start_new_thread = no_threads
-    env: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: _FakeIPython()}
+    env: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: _Nothing()}
     saved = _snapshot(_watched())
     run_case, check_world = _make_runner(env, limits, switch, violations, tamper_log, saved)
-    transform = _transform
     global _ERR_FD
     _ERR_FD = os.dup(2)
     null = os.open(os.devnull, os.O_WRONLY)
@@ -576,13 +554,12 @@ def main() -> int:
     sys.addaudithook(hook)
 
     arm, disarm = _make_stopper(switch)
-    cell_problems = _run_cells(cells, env, transform, limits, switch, arm, disarm)
+    cell_problems = _run_cells(cells, env, _transform, limits, switch, arm, disarm)
     check_world()
     emit("cells", {"problems": cell_problems, "refused": list(violations), "replaced": list(tamper_log)})
     _grade_questions(questions, run_case, check_world, emit, violations, tamper_log)
     emit("done", {"refused": list(violations), "replaced": list(tamper_log)})
     real_exit(0)
-    return 0
 
 
 if __name__ == "__main__":

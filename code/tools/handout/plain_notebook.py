@@ -1,33 +1,13 @@
 """The student notebook in plain Jupyter Markdown: what the book's MyST markup means, without MyST.
 
-A chapter is written for myst-nb (roles, directives, glued numbers, ``literalinclude``); JupyterLab,
-Notebook 7, VS Code and Colab render none of it. :func:`plain` rewrites a notebook so that it reads
-like the page, from the notebook file alone:
-
-- ``{glue:text}`name:fmt``` becomes the book's value, in bold (a note at the top says so), taken
-  from the notebook the book build executed (``_build/jupyter_execute``); without a build, the
-  name in code font, which the student can print after running the notebook;
-- ``{figure}`` (the SVG diagrams) and ``{glue:figure}`` (the book's plots) become images embedded
-  as cell attachments (PNG, which every renderer shows), with their caption; the diagrams are drawn
-  again by ``code/tools/diagrams``, the plots come from the executed notebook;
-- ``{literalinclude}`` of ``seqlab`` becomes the code it includes, as a Python block;
-- every named figure is numbered as the book numbers it ("Figure 20": one count over the pages in
-  the order of ``_toc.yml``) and carries an HTML anchor (``<a id="fig-...">``), so ``{numref}``
-  to a figure of the same chapter becomes a link to it in the notebook, with the plain text
-  "Figure 20"; ``{doc}`` and references to other pages become links to the book's pages on the
-  site that ``repository.url`` implies (``https://OWNER.github.io/REPO/``);
-- the book's plots are labelled as the book's run: the cell that glues a figure draws it when the
-  student runs the notebook, and every cell that glues values prints them ("name = value"). A
-  collapsed cell inserted after the one that imports ``myst_nb.glue`` wraps it (see
-  :func:`glue_shows_cell`);
-- ``{cite:t}`` / ``{cite:p}`` become author-year text, with a reference list at the end;
-- ``{exercise}`` / ``{solution}`` and admonitions become plain Markdown (``<details>`` for a
-  dropdown);
-- code cells the page hides (``remove-cell``, ``remove-input``, ``hide-input``) are collapsed
-  (``jupyter.source_hidden`` for JupyterLab and Notebook, ``cellView: form`` for Colab) and start
-  with a one-line ``# @title`` comment saying what they do.
-
-It works on JSON (dicts), so it runs on the output of ``otter assign`` as well as on a source.
+JupyterLab, Notebook 7, VS Code and Colab render no MyST; :func:`plain` rewrites a chapter (JSON,
+so also the output of ``otter assign``) to read like the page: glued values in bold from the book
+build's executed notebook (``_build/jupyter_execute``; without one, the name in code font),
+diagrams and glued plots as PNG attachments numbered as the book numbers them (one count over the
+pages of ``_toc.yml``) with an anchor for ``{numref}``, ``{doc}`` as links to the book's site,
+``literalinclude`` as the code, citations as author-year text with a reference list, exercises and
+admonitions as plain Markdown, hidden code cells collapsed under a ``# @title`` line, and a
+collapsed cell that makes ``glue`` print what it records (see :func:`glue_shows_cell`).
 """
 
 from __future__ import annotations
@@ -39,12 +19,14 @@ import functools
 import io
 import json
 import os
+import posixpath
 import re
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 from tools.book.bib_style import who
-from tools.course import ROOT, read, repository_url, tags, toc_docs
+from tools.course import ROOT, collapsed_cell, read, repository_url, tags, toc_docs
 
 GLUE_PREFIX = "application/papermill.record/"
 ADMONITIONS = ("note", "tip", "warning", "important", "caution", "hint", "seealso", "admonition", "attention")
@@ -58,6 +40,8 @@ DIRECTIVE = re.compile(
     re.M,
 )
 MYST_LEFT = re.compile(r"\{[a-z:\-]+\}`|^(`{3,}|:{3,})\{[a-z:\-]+\}", re.M)
+GLUE_IMPORT = re.compile(r"^from myst_nb import [^\n]*\bglue\b", re.M)
+HEADING = re.compile(r"^# (.+)$", re.M)
 
 
 def myst_markup(text: str) -> list[str]:
@@ -65,102 +49,96 @@ def myst_markup(text: str) -> list[str]:
     return [m.group(0) for m in MYST_LEFT.finditer(text)]
 
 
+def glued_names(source: str) -> list[str]:
+    """The names a code cell's ``glue("name", ...)`` calls record, in order."""
+    return re.findall(r"\bglue\(\s*[\"']([^\"']+)[\"']", source)
+
+
+def _options(body: str) -> tuple[dict[str, str], str]:
+    """(``:key: value`` options at the top of a directive's body, the rest)."""
+    options, lines = {}, body.split("\n")
+    i = 0
+    while i < len(lines) and (m := re.match(r"^:([a-zA-Z\-]+):\s*(.*)$", lines[i])):
+        options[m.group(1)] = m.group(2).strip()
+        i += 1
+    return options, "\n".join(lines[i:]).strip("\n")
+
+
 # ---------------------------------------------------------------------------------------------
-# the site, the pages and their titles, the references
+# the site, the pages and their titles, the figures, the references
 
 
 def site_url(root: Path = ROOT) -> str:
     """The book's address on GitHub Pages, from ``repository.url`` (github.com/OWNER/REPO)."""
     url = repository_url(root)
     m = re.match(r"https?://github\.com/([^/]+)/([^/]+?)(\.git)?$", url)
-    if not m:
-        return url.rstrip("/") + "/"
-    return f"https://{m.group(1).lower()}.github.io/{m.group(2)}/"
+    return f"https://{m.group(1).lower()}.github.io/{m.group(2)}/" if m else url.rstrip("/") + "/"
+
+
+def _markdown_of(root: Path, doc: str) -> list[str]:
+    if (root / f"{doc}.ipynb").is_file():
+        return [c["source"] for c in read(root / f"{doc}.ipynb").cells if c["cell_type"] == "markdown"]
+    return [(root / f"{doc}.md").read_text(encoding="utf-8")] if (root / f"{doc}.md").is_file() else []
+
+
+def _chapter_docs(root: Path) -> list[str]:
+    return [f"chapters/{p.stem}" for p in sorted((root / "chapters").glob("*.ipynb"))]
 
 
 @functools.cache
 def titles(root: Path = ROOT) -> dict[str, str]:
     """{doc name relative to the root, e.g. "chapters/lstm": its first heading}."""
     found = {}
-    for path in sorted((root / "chapters").glob("*.ipynb")):
-        for cell in read(path).cells:
-            m = re.search(r"^# (.+)$", cell["source"], re.M) if cell["cell_type"] == "markdown" else None
-            if m:
-                found[f"chapters/{path.stem}"] = m.group(1).strip()
-                break
-    intro = root / "intro.md"
-    if intro.exists():
-        m = re.search(r"^# (.+)$", intro.read_text(encoding="utf-8"), re.M)
+    for doc in _chapter_docs(root):
+        if m := next(filter(None, map(HEADING.search, _markdown_of(root, doc))), None):
+            found[doc] = m.group(1).strip()
+    if (root / "intro.md").exists():
+        m = HEADING.search((root / "intro.md").read_text(encoding="utf-8"))
         found["intro"] = m.group(1).strip() if m else "Introduction"
     return found
+
+
+def _named_figures(root: Path, docs: list[str], kinds=None):
+    """(doc, name, body) of every named directive of ``docs`` (of the ``kinds`` given)."""
+    for doc in docs:
+        for text in _markdown_of(root, doc):
+            for m in DIRECTIVE.finditer(text):
+                options, body = _options(m.group("body"))
+                if options.get("name") and (kinds is None or m.group("name") in kinds):
+                    yield doc, options["name"], body
 
 
 @functools.cache
 def figure_labels(root: Path = ROOT) -> dict[str, tuple[str, str]]:
     """{figure name: (doc, caption)} over every chapter."""
-    found = {}
-    for path in sorted((root / "chapters").glob("*.ipynb")):
-        for cell in read(path).cells:
-            if cell["cell_type"] != "markdown":
-                continue
-            for m in DIRECTIVE.finditer(cell["source"]):
-                options, body = _options(m.group("body"))
-                if "name" in options:
-                    found[options["name"]] = (f"chapters/{path.stem}", body.strip())
-    return found
-
-
-def _doc_markdown(root: Path, doc: str) -> list[str]:
-    if (root / f"{doc}.ipynb").is_file():
-        return [c["source"] for c in read(root / f"{doc}.ipynb").cells if c["cell_type"] == "markdown"]
-    if (root / f"{doc}.md").is_file():
-        return [(root / f"{doc}.md").read_text(encoding="utf-8")]
-    return []
+    return {name: (doc, body.strip()) for doc, name, body in _named_figures(root, _chapter_docs(root))}
 
 
 @functools.cache
 def figure_numbers(root: Path = ROOT) -> dict[str, int]:
-    """{figure name: its number in the book}: Sphinx numbers every named figure (``figure`` and
-    ``glue:figure``) with one count over the pages, in the order of ``_toc.yml``."""
-    found, n = {}, 0
-    for doc in toc_docs(root):
-        for text in _doc_markdown(root, doc):
-            for m in DIRECTIVE.finditer(text):
-                if m.group("name") in ("figure", "glue:figure"):
-                    options, _ = _options(m.group("body"))
-                    if options.get("name"):
-                        n += 1
-                        found[options["name"]] = n
-    return found
-
-
-def glued_names(source: str) -> list[str]:
-    """The names a code cell's ``glue("name", ...)`` calls record, in order."""
-    return re.findall(r"\bglue\(\s*[\"']([^\"']+)[\"']", source)
-
-
-GLUE_IMPORT = re.compile(r"^from myst_nb import [^\n]*\bglue\b", re.M)
+    """{figure name: its number in the book}: Sphinx numbers every named ``figure`` and
+    ``glue:figure`` with one count over the pages, in the order of ``_toc.yml``."""
+    names = [name for _, name, _ in _named_figures(root, toc_docs(root), ("figure", "glue:figure"))]
+    return {name: n for n, name in enumerate(names, 1)}
 
 
 @functools.cache
 def bibliography(root: Path = ROOT) -> dict[str, dict]:
-    """{key: {"authors": [last names], "year", "title", "venue"}} from ``references.bib``."""
+    """{key: {"authors": [last names], "full", "year", "title", "venue", "url"}} from ``references.bib``."""
     from pybtex.database import parse_file
 
     if not (root / "references.bib").is_file():
         return {}
-    data = parse_file(str(root / "references.bib"))
     found = {}
-    for key, entry in data.entries.items():
-        people = entry.persons.get("author", [])
-        f = entry.fields
+    for key, entry in parse_file(str(root / "references.bib")).entries.items():
+        people, f = entry.persons.get("author", []), entry.fields
         venue = f.get("journal") or f.get("booktitle") or f.get("publisher") or f.get("howpublished") or ""
         found[key] = {
             "authors": [_latex_free(" ".join(p.last_names)) for p in people],
             "full": [
                 _latex_free(" ".join(p.first_names + p.middle_names + p.prelast_names + p.last_names))
                 for p in people
-            ],
+            ],  # fmt: skip
             "year": f.get("year", "n.d."),
             "title": _latex_free(f.get("title", "")),
             "venue": _latex_free(venue),
@@ -183,28 +161,12 @@ def _latex_free(text: str) -> str:
     return re.sub(r"[{}]", "", text).replace("\\&", "&").replace("--", "–").strip()
 
 
-def _author_text(key: str, bib: dict) -> tuple[str, str]:
-    entry = bib.get(key)
-    if entry is None:
-        return key, ""
-    return who(entry["authors"]) or key, entry["year"]
-
-
-def reference_entry(key: str, bib: dict) -> str:
-    e = bib[key]
-    authors = ", ".join(e["full"])
-    title = f"[{e['title']}]({e['url']})" if e["url"] else e["title"]
-    venue = f" *{e['venue']}*." if e["venue"] else ""
-    return f"- {authors} ({e['year']}). {title}.{venue}"
-
-
 # ---------------------------------------------------------------------------------------------
-# what the book's build computed: glued values and figures
+# what the book's build computed: glued values and figures; the diagrams; literalinclude
 
 
 def glued_outputs(executed: Path | None) -> dict[str, dict]:
-    """{glue name: its mime bundle} from a notebook the book build executed (empty if none): from
-    the ``.glue.json`` myst-nb writes beside it, or from the notebook's own outputs."""
+    """{glue name: its mime bundle} from a notebook the book build executed (empty if none)."""
     if executed is None or not executed.is_file():
         return {}
     found = {}
@@ -215,17 +177,14 @@ def glued_outputs(executed: Path | None) -> dict[str, dict]:
             found[name] = output.get("data", {})
     for cell in read(executed).cells:
         for out in cell.get("outputs", []):
-            meta = out.get("metadata", {}).get("scrapbook")
-            if not meta:
-                continue
-            prefix = meta.get("mime_prefix", GLUE_PREFIX)
-            found[meta["name"]] = {
-                k[len(prefix) :]: v for k, v in out.get("data", {}).items() if k.startswith(prefix)
-            }
+            if meta := out.get("metadata", {}).get("scrapbook"):
+                prefix = meta.get("mime_prefix", GLUE_PREFIX)
+                found[meta["name"]] = {k[len(prefix) :]: v for k, v in out.get("data", {}).items()
+                                       if k.startswith(prefix)}  # fmt: skip
     return found
 
 
-def glue_text(name_spec: str, glued: dict[str, dict]) -> str:
+def glue_text(name_spec: str, glued: dict[str, dict]) -> str | None:
     """The text ``{glue:text}`name:spec``` shows, or None without the value."""
     name, _, spec = name_spec.partition(":")
     bundle = glued.get(name.strip())
@@ -236,20 +195,14 @@ def glue_text(name_spec: str, glued: dict[str, dict]) -> str:
     if not spec:
         return plain.strip("'\"")
     try:
-        value = ast.literal_eval(plain.strip())  # an int stays an int, as in myst-nb
-    except (ValueError, SyntaxError):
         try:
+            value = ast.literal_eval(plain.strip())  # an int stays an int, as in myst-nb
+        except (ValueError, SyntaxError):
             value = float(plain)
-        except ValueError:
-            return plain.strip("'\"")
-    try:
         return format(value, spec)
     except (ValueError, TypeError):
         return plain.strip("'\"")
 
-
-# ---------------------------------------------------------------------------------------------
-# figures: the diagrams drawn again as PNG
 
 _DRAW_LOCK = threading.Lock()
 
@@ -265,68 +218,31 @@ def diagram_png(stem: str) -> bytes | None:
         draw = build.diagrams().get(stem)
         if draw is None:
             return None
-        fig = draw()
-        buf = io.BytesIO()
+        fig, buf = draw(), io.BytesIO()
         with plt.rc_context(build.SVG_RC):
             fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
         plt.close(fig)
         return buf.getvalue()
 
 
-# ---------------------------------------------------------------------------------------------
-# literalinclude
-
-
-def _options(body: str) -> tuple[dict[str, str], str]:
-    """(``:key: value`` options at the top of a directive's body, the rest)."""
-    options, lines = {}, body.split("\n")
-    i = 0
-    while i < len(lines) and (m := re.match(r"^:([a-zA-Z\-]+):\s*(.*)$", lines[i])):
-        options[m.group(1)] = m.group(2).strip()
-        i += 1
-    return options, "\n".join(lines[i:]).strip("\n")
-
-
 def included_code(path: Path, options: dict[str, str]) -> str:
-    """The lines a ``literalinclude`` with these options shows (pyobject, start-at, end-at,
-    start-after, end-before, lines, dedent)."""
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    if "pyobject" in options:
-        node = ast.parse(text)
-        for part in options["pyobject"].split("."):
-            node = next(
-                n
-                for n in ast.iter_child_nodes(node)
-                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part
-            )
-        lines = lines[node.lineno - 1 : node.end_lineno]
-    if "lines" in options:
-        keep = []
-        for part in options["lines"].split(","):
-            a, _, b = part.strip().partition("-")
-            keep += lines[int(a) - 1 : int(b or a)]
-        lines = keep
-    for key in ("start-at", "start-after"):
-        if key in options:
-            i = next(i for i, x in enumerate(lines) if options[key] in x)
-            lines = lines[i + (key == "start-after") :]
-    for key in ("end-at", "end-before"):
-        if key in options:
-            i = next(i for i, x in enumerate(lines) if options[key] in x)
-            lines = lines[: i + (key == "end-at")]
-    if "dedent" in options:
-        n = (
-            int(options["dedent"])
-            if options["dedent"]
-            else min(len(x) - len(x.lstrip()) for x in lines if x.strip())
-        )
-        lines = [x[n:] if x[:n].strip() == "" else x.lstrip() for x in lines]
-    return "\n".join(lines)
+    """The code a ``literalinclude`` with these (string) options shows, read as Sphinx reads it."""
+    from sphinx.directives.code import LiteralIncludeReader
+
+    if "dedent" in options:  # Sphinx's option parser makes it an int, or None for "as far as possible"
+        options = {**options, "dedent": int(options["dedent"]) if options["dedent"] else None}
+    text, _ = LiteralIncludeReader(str(path), options, SimpleNamespace(source_encoding="utf-8")).read()
+    return text.rstrip("\n")
 
 
 # ---------------------------------------------------------------------------------------------
 # the conversion
+
+
+def _split_target(content: str) -> tuple[str | None, str]:
+    """("text", "target") of a role's ``text <target>``, or (None, content)."""
+    m = re.match(r"^(.*?)\s*<([^>]+)>$", content)
+    return (m.group(1), m.group(2)) if m else (None, content)
 
 
 class Converter:
@@ -334,43 +250,31 @@ class Converter:
 
     def __init__(self, doc: str, glued: dict[str, dict], root: Path = ROOT):
         self.doc, self.glued, self.root = doc, glued, root
-        self.site = site_url(root)
-        self.bib = bibliography(root)
+        self.site, self.bib, self.numbers = site_url(root), bibliography(root), figure_numbers(root)
         self.cited: list[str] = []
         self.missing_values: list[str] = []
-        self.numbers = figure_numbers(root)
         self.cell = 0  # the index of the cell being converted
         self.drawn_at: dict[str, int] = {}  # {glued figure: the index of the code cell that glues it}
 
-    # links -------------------------------------------------------------------------------
     def page_url(self, doc: str, anchor: str = "") -> str:
         return f"{self.site}{doc}.html" + (f"#{anchor}" if anchor else "")
 
     def doc_link(self, content: str) -> str:
-        m = re.match(r"^(.*?)\s*<([^>]+)>$", content)
-        text, target = (m.group(1), m.group(2)) if m else (None, content)
+        text, target = _split_target(content)
         base = self.doc.rsplit("/", 1)[0] if "/" in self.doc else ""
-        doc = target.lstrip("/") if target.startswith("/") else "/".join(x for x in (base, target) if x)
-        parts = []
-        for part in doc.split("/"):
-            if part == "..":
-                parts.pop()
-            elif part and part != ".":
-                parts.append(part)
-        doc = "/".join(parts)
-        title = text or titles(self.root).get(doc, target)
-        return f"[{title}]({self.page_url(doc)})"
+        doc = posixpath.normpath(
+            target.lstrip("/") if target.startswith("/") else posixpath.join(base, target)
+        )
+        return f"[{text or titles(self.root).get(doc, target)}]({self.page_url(doc)})"
 
-    def figure_name(self, label: str) -> str:
+    def figure_name(self, label: str, capital: bool = False) -> str:
         """ "Figure 20" (the book's number), or "the figure" for a figure the book does not number."""
         number = self.numbers.get(label)
-        return f"Figure {number}" if number else "the figure"
+        return f"Figure {number}" if number else "The figure" if capital else "the figure"
 
     def figure_link(self, content: str) -> str:
-        """A link to a figure: to its anchor in this notebook when the figure is in this chapter,
-        else to the book's page. The link text is plain text ("Figure 20" or the role's own text)."""
-        m = re.match(r"^(.*?)\s*<([^>]+)>$", content)
-        text, label = (m.group(1), m.group(2)) if m else (None, content)
+        """A link to a figure's anchor in this notebook, or to the book's page of another chapter."""
+        text, label = _split_target(content)
         doc, _ = figure_labels(self.root).get(label, (self.doc, ""))
         number = self.numbers.get(label)
         if text:
@@ -384,13 +288,14 @@ class Converter:
 
     def cite(self, kind: str, content: str) -> str:
         keys = [k.strip() for k in content.split(",") if k.strip()]
-        for k in keys:
-            if k not in self.cited:
-                self.cited.append(k)
-        parts = [_author_text(k, self.bib) for k in keys]
+        self.cited += [k for k in dict.fromkeys(keys) if k not in self.cited]
+        parts = [
+            (who(self.bib[k]["authors"]) or k, self.bib[k]["year"]) if k in self.bib else (k, "")
+            for k in keys
+        ]
         if kind in ("cite:t", "cite:ts"):
-            return "; ".join(f"{who} ({year})" for who, year in parts)
-        return "(" + "; ".join(f"{who}, {year}" for who, year in parts) + ")"
+            return "; ".join(f"{name} ({year})" for name, year in parts)
+        return "(" + "; ".join(f"{name}, {year}" for name, year in parts) + ")"
 
     def role(self, m: re.Match) -> str:
         kind, content = m.group(1), m.group(2)
@@ -406,18 +311,14 @@ class Converter:
             return self.figure_link(content)
         if kind.startswith("cite"):
             return self.cite(kind, content)
-        if kind == "math":
-            return f"${content}$"
-        return content
+        return f"${content}$" if kind == "math" else content
 
-    # directives --------------------------------------------------------------------------
     def image(self, png: bytes | None, key: str, alt: str, caption: str, attachments: dict,
               label: str = "", heading: str = "", note: str = "") -> str:  # fmt: skip
         """An embedded PNG (or, without one, a note) with its caption, numbered as in the book,
         and an anchor that the notebook's figure links lead to."""
         caption = self.inline(caption.strip())
-        number = self.figure_name(label) if label else "Figure"
-        number = number[0].upper() + number[1:]
+        number = self.figure_name(label, capital=True) if label else "Figure"
         anchor = f'<a id="{label}"></a>\n\n' if label else ""
         if png is None:
             return f"{anchor}> **{number}** ({note}). {caption}\n"
@@ -425,13 +326,6 @@ class Converter:
         alt = alt.replace("[", "(").replace("]", ")")
         heading = f"{heading}\n\n" if heading else ""
         return f"{anchor}{heading}![{alt}](attachment:{key})\n\n*{number}. {caption}*\n"
-
-    def where_drawn(self, glued_figure: str) -> str:
-        """Where the cell that draws a glued figure sits, seen from the cell being converted."""
-        at = self.drawn_at.get(glued_figure)
-        if at is None:
-            return "in the output of the cell that draws it"
-        return f"in the output of the collapsed cell {'above' if at < self.cell else 'below'}"
 
     def directive(self, m: re.Match, attachments: dict) -> str:
         name, arg = m.group("name"), m.group("arg").strip()
@@ -444,47 +338,50 @@ class Converter:
         if name == "glue:figure":
             bundle = self.glued.get(arg, {})
             png = base64.b64decode(bundle["image/png"]) if "image/png" in bundle else None
-            number = self.figure_name(label) if label else "The figure"
-            number = number[0].upper() + number[1:]
-            where = self.where_drawn(arg)
-            heading = f"**{number} as the book's run drew it.** Your run draws its own {where}."
-            note = f"your run draws it {where}"
-            return self.image(png, f"{arg}.png", alt, body, attachments, label, heading, note)
+            at = self.drawn_at.get(arg)
+            where = "in the output of the " + (
+                "cell that draws it"
+                if at is None
+                else f"collapsed cell {'above' if at < self.cell else 'below'}"
+            )
+            heading = f"**{self.figure_name(label, True)} as the book's run drew it.** Your run draws its own"
+            heading += f" {where}."
+            return self.image(
+                png, f"{arg}.png", alt, body, attachments, label, heading, f"your run draws it {where}"
+            )
         if name == "literalinclude":
             # abspath, not resolve: page.py builds from a folder of symlinks
             path = Path(os.path.abspath((self.root / self.doc).parent / arg))
-            code = included_code(path, options)
             src = os.path.abspath(self.root / "code" / "src")
             where = os.path.relpath(path, src) if str(path).startswith(src + os.sep) else arg
             what = f", `{options['pyobject']}`" if "pyobject" in options else ""
-            return f"*From `{where}`{what}:*\n\n```python\n{code}\n```\n"
+            return f"*From `{where}`{what}:*\n\n```python\n{included_code(path, options)}\n```\n"
         if name == "exercise":
-            return (
-                f"> **Exercise.** {self.inline(body)}\n".replace("\n\n", "\n>\n> ")
-                .replace("\n", "\n> ")
-                .rstrip("> ")
-            )
+            quoted = f"> **Exercise.** {self.inline(body)}\n".replace("\n\n", "\n>\n> ").replace("\n", "\n> ")
+            return quoted.rstrip("> ")
         if name == "solution":
             return f"<details><summary>Solution</summary>\n\n{self.inline(body)}\n\n</details>\n"
         if name in ADMONITIONS:
             title = arg if name == "admonition" and arg else name.capitalize()
             quoted = "\n".join(f"> {x}" if x else ">" for x in self.inline(body).split("\n"))
             return f"> **{title}.**\n>\n{quoted}\n"
-        if name in ("math",):
-            return f"$$\n{body}\n$$\n"
-        return self.inline(body) + "\n"
+        return f"$$\n{body}\n$$\n" if name == "math" else self.inline(body) + "\n"
 
     def inline(self, text: str) -> str:
         return ROLE.sub(self.role, text)
 
     def markdown(self, text: str, attachments: dict) -> str:
-        text = DIRECTIVE.sub(lambda m: self.directive(m, attachments), text)
-        return self.inline(text)
+        return self.inline(DIRECTIVE.sub(lambda m: self.directive(m, attachments), text))
 
     def references(self) -> str | None:
         if not self.cited:
             return None
-        lines = [reference_entry(k, self.bib) for k in self.cited if k in self.bib]
+        lines = []
+        for key in (k for k in self.cited if k in self.bib):
+            e = self.bib[key]
+            title = f"[{e['title']}]({e['url']})" if e["url"] else e["title"]
+            venue = f" *{e['venue']}*." if e["venue"] else ""
+            lines.append(f"- {', '.join(e['full'])} ({e['year']}). {title}.{venue}")
         return "## References\n\nThe works cited in this notebook, by author and year:\n\n" + "\n".join(lines)
 
 
@@ -497,46 +394,42 @@ GREEK = {
 
 
 def plain_text(text: str) -> str:
-    """``text`` (Markdown with inline math) as plain words, for a link's text: no ``$``, no
-    backslash command, no braces, no emphasis marks or code ticks."""
+    """``text`` (Markdown with inline math) as plain words, for a link's text."""
     text = re.sub(r"\\([A-Za-z]+)", lambda m: GREEK.get(m.group(1), m.group(1)), text)
     text = re.sub(r"[_^]\{([^{}]*)\}", r"\1", text)
     text = re.sub(r"[$`*{}\\]|(?<=[\w)])[_^](?=\w)", "", text)
-    text = text.replace("[", "(").replace("]", ")")
-    return re.sub(r"\s+", " ", text).strip()
+    return re.sub(r"\s+", " ", text.replace("[", "(").replace("]", ")")).strip()
 
 
 def what_it_does(source: str) -> str:
     """A one-line description of a cell the page hides, for its ``# @title`` comment."""
     if re.search(r"^# claim\b", source, re.M):
         return "Checks the chapter's claims with assert"
-    if re.search(r"glue\([^)]*fig", source) or "plt." in source or ".plot(" in source or "subplots" in source:
+    if re.search(r"glue\([^)]*fig", source) or any(s in source for s in ("plt.", ".plot(", "subplots")):
         return "Draws a figure of the text"
-    if "results_table" in source:
-        return "Builds a table of the text"
-    if "glue(" in source:
-        return "Computes numbers quoted in the text"
-    if "assert" in source:
-        return "Checks a result with assert"
+    for needle, what in (
+        ("results_table", "Builds a table of the text"),
+        ("glue(", "Computes numbers quoted in the text"),
+        ("assert", "Checks a result with assert"),
+    ):
+        if needle in source:
+            return what
     if re.match(r"(from \S+ )?import ", source.lstrip()):
         return "Imports and settings"
-    defined = re.findall(r"^(?:def|class) (\w+)", source, re.M)
-    if defined:
-        more = ", ..." if len(defined) > 3 else ""
-        return f"Defines {', '.join(defined[:3])}{more}, used below"
+    if defined := re.findall(r"^(?:def|class) (\w+)", source, re.M):
+        return f"Defines {', '.join(defined[:3])}{', ...' if len(defined) > 3 else ''}, used below"
     return "Plumbing for what follows"
 
 
-VALUES_NOTE = (
-    "*Read offline: this notebook is the book's chapter without the book's extensions. Numbers in "
-    "**bold** in the text are the values of the book's run; your run computes them again in the "
+NOTE = "*Read offline: this notebook is the book's chapter without the book's extensions. "
+VALUES_NOTE = NOTE + (
+    "Numbers in **bold** in the text are the values of the book's run; your run computes them again in the "
     'cells, which print each number the text quotes ("name = value") and draw each figure, so you '
     "can compare your run with the book's (collapsed cells hold the plumbing: click the dots to "
     "open one). Figure links lead to the figure in this notebook, other links to the book's pages.*"
 )
-NAMES_NOTE = (
-    "*Read offline: this notebook is the book's chapter without the book's extensions. A name in "
-    "code font in the text (like `name`) stands for a number the cells compute: when you run the "
+NAMES_NOTE = NOTE + (
+    "A name in code font in the text (like `name`) stands for a number the cells compute: when you run the "
     'notebook, the cell that computes it prints it ("name = value"), and each figure is drawn '
     "under the cell that computes it. Collapsed cells hold the plumbing: click the dots to open "
     "one. Figure links lead to the figure in this notebook, other links to the book's pages.*"
@@ -590,60 +483,35 @@ def glue_shows_cell(figures: dict[str, str], text: dict[str, tuple[str, str]]) -
     ``figures`` {glued figure: the line printed above it}, ``text`` {glued value: (the format the
     text uses, the book's value or "")}."""
     source = GLUE_SHOWS.format(figures=_dict_source(figures), text=_dict_source(text))
-    return {
-        "cell_type": "code",
-        "execution_count": None,
-        "metadata": {
-            "tags": [GLUE_SHOWS_TAG, "otter_ignore"],
-            "jupyter": {"source_hidden": True},
-            "cellView": "form",
-        },
-        "outputs": [],
-        "source": source,
-    }
+    return collapsed_cell(source, GLUE_SHOWS_TAG, "otter_ignore")
 
 
 def _dict_source(d: dict) -> str:
-    if not d:
-        return "{}"
-    return "{\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in d.items()) + "}"
-
-
-def text_formats(texts: list[str]) -> dict[str, str]:
-    """{glued name: the format spec of its first ``{glue:text}`` in ``texts``} ("" for none)."""
-    found = {}
-    for text in texts:
-        for m in ROLE.finditer(text):
-            if m.group(1) in ("glue:text", "glue"):
-                name, _, spec = m.group(2).partition(":")
-                found.setdefault(name.strip(), spec)
-    return found
+    return "{\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in d.items()) + "}" if d else "{}"
 
 
 def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = ROOT) -> dict:
-    """``notebook`` (JSON) with its MyST markup turned into plain Markdown (see the module's doc).
-
-    ``doc``: the notebook's page, e.g. ``"chapters/lstm"``; ``executed``: the notebook as the
-    book build executed it (for the glued values and figures), if there is one.
-    """
+    """``notebook`` (JSON) in plain Markdown; ``doc``: its page, e.g. ``"chapters/lstm"``; ``executed``:
+    the notebook as the book build executed it (for the glued values and figures), if there is one."""
     nb = copy.deepcopy(notebook)
+    cells = nb["cells"]
     conv = Converter(doc, glued_outputs(executed), root)
-    markdown = [c["source"] for c in nb["cells"] if c["cell_type"] == "markdown"]
+    markdown = [c["source"] for c in cells if c["cell_type"] == "markdown"]
+    code = [(i, c["source"]) for i, c in enumerate(cells) if c["cell_type"] == "code"]
     # the glued figures ({glue:figure} name: its label) and the cells that glue them
     shown_figures = {}
     for text in markdown:
         for m in DIRECTIVE.finditer(text):
             if m.group("name") == "glue:figure":
                 shown_figures[m.group("arg").strip()] = _options(m.group("body"))[0].get("name", "")
-    for i, cell in enumerate(nb["cells"]):
-        if cell["cell_type"] == "code":
-            for name in glued_names(cell["source"]):
-                if name in shown_figures:
-                    conv.drawn_at.setdefault(name, i)
+    for i, src in code:
+        for name in glued_names(src):
+            if name in shown_figures:
+                conv.drawn_at.setdefault(name, i)
     first_heading = None
-    for i, cell in enumerate(nb["cells"]):
-        src = cell["source"]
+    for i, cell in enumerate(cells):
         conv.cell = i
+        src = cell["source"]
         if cell["cell_type"] == "markdown":
             attachments = dict(cell.get("attachments", {}))
             cell["source"] = conv.markdown(src, attachments)
@@ -651,50 +519,40 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
                 cell["attachments"] = attachments
             if first_heading is None and re.search(r"^# ", src, re.M):
                 first_heading = i
-        elif cell["cell_type"] == "code":
-            if any(t in tags(cell) for t in HIDDEN_TAGS) and "solution" not in tags(cell):
-                meta = cell.setdefault("metadata", {})
-                meta.setdefault("jupyter", {})["source_hidden"] = True
-                meta["cellView"] = "form"  # Colab shows the title line only
-                if not src.lstrip().startswith("# @title"):
-                    drawn = [
-                        conv.figure_name(shown_figures[n]) for n in glued_names(src) if n in shown_figures
-                    ]
-                    title = (
-                        f"Draws {' and '.join(drawn)} of the text (under this cell when you run it)"
-                        if drawn
-                        else what_it_does(src)
-                    )
-                    cell["source"] = f"# @title {title}\n{src}"
+        elif (
+            cell["cell_type"] == "code"
+            and set(HIDDEN_TAGS) & set(tags(cell))
+            and "solution" not in tags(cell)
+        ):
+            meta = cell.setdefault("metadata", {})
+            meta.setdefault("jupyter", {})["source_hidden"] = True
+            meta["cellView"] = "form"  # Colab shows the title line only
+            if not src.lstrip().startswith("# @title"):
+                drawn = [conv.figure_name(shown_figures[n]) for n in glued_names(src) if n in shown_figures]
+                title = (f"Draws {' and '.join(drawn)} of the text (under this cell when you run it)" if drawn
+                         else what_it_does(src))  # fmt: skip
+                cell["source"] = f"# @title {title}\n{src}"
     # glue() shows what it records, from the cell after the one that imports it
-    imports = [
-        i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and GLUE_IMPORT.search(c["source"])
-    ]
+    imports = [i for i, src in code if GLUE_IMPORT.search(src)]
     if imports:
-        formats = text_formats(markdown)
-        values, seen = {}, set(shown_figures)
-        for cell in nb["cells"]:
-            for name in glued_names(cell["source"]) if cell["cell_type"] == "code" else []:
-                if name in seen:
-                    continue
-                seen.add(name)
-                spec = formats.get(name, "")
-                book = glue_text(f"{name}:{spec}" if spec else name, conv.glued) or ""
-                if spec or book:  # the others print as they are
-                    values[name] = (spec, book)
-        figures = {}
-        for name, label in shown_figures.items():
-            figure = conv.figure_name(label) if label else "The figure"
-            figure = figure[0].upper() + figure[1:]
-            figures[name] = f"{figure} of the text, drawn by your run (the text shows the book's run):"
-        nb["cells"].insert(imports[0] + 1, glue_shows_cell(figures, values))
+        formats = {}  # {glued name: the format spec of its first {glue:text}}
+        for m in (m for text in markdown for m in ROLE.finditer(text)):
+            if m.group(1) in ("glue:text", "glue"):
+                name, _, spec = m.group(2).partition(":")
+                formats.setdefault(name.strip(), spec)
+        values = {}
+        for name in dict.fromkeys(n for _, src in code for n in glued_names(src) if n not in shown_figures):
+            spec = formats.get(name, "")
+            book = glue_text(f"{name}:{spec}" if spec else name, conv.glued) or ""
+            if spec or book:  # the others print as they are
+                values[name] = (spec, book)
+        figures = {name: f"{conv.figure_name(label, True)} of the text, drawn by your run "
+                   "(the text shows the book's run):" for name, label in shown_figures.items()}  # fmt: skip
+        cells.insert(imports[0] + 1, glue_shows_cell(figures, values))
     note = VALUES_NOTE if conv.glued and not conv.missing_values else NAMES_NOTE
-    note_cell = {"cell_type": "markdown", "metadata": {}, "source": note}
-    refs = conv.references()
-    cells = nb["cells"]
-    at = (first_heading + 1) if first_heading is not None else 0
-    cells.insert(at, note_cell)
-    if refs:
+    cells.insert(first_heading + 1 if first_heading is not None else 0,
+                 {"cell_type": "markdown", "metadata": {}, "source": note})  # fmt: skip
+    if refs := conv.references():
         cells.append({"cell_type": "markdown", "metadata": {}, "source": refs})
     if nb.get("nbformat", 4) == 4 and nb.get("nbformat_minor", 0) >= 5:
         for j, cell in enumerate(cells):

@@ -2,11 +2,8 @@
 
     python -m tools.handout.publish [--site _build/html] [--remote origin] [--branch gh-pages] [--no-push]
 
-The site is what ``make book`` built: the pages, the student notebook of every chapter beside its
-page (what Colab and Binder open, see ``repository.branch`` in ``_config.yml``), the download
-copies under ``_sources/`` and Binder's ``binder/``. Before anything is pushed it checks that no
-file of the site holds a hidden test (tools.checks.leak_check) and that every chapter page has its
-student notebook. Run from the repository whose remote should receive the branch.
+First checks that no file of the site holds a hidden test (tools.checks.leak_check) and that every
+chapter page has its student notebook beside it.
 """
 
 from __future__ import annotations

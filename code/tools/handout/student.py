@@ -1,20 +1,12 @@
 """Build what students and graders get: ``otter assign`` for every chapter with exercises.
 
-For a chapter ``chapters/NAME.ipynb`` this writes ``OUT/NAME/student/NAME.ipynb`` (solutions and
-hidden tests removed, public tests kept for ``grader.check``, and a first set-up cell that installs
-``seqlab`` where it is missing) and ``OUT/NAME/autograder/NAME-autograder_*.zip`` (every test, for
-``otter run`` or Gradescope). ``otter assign`` also runs all tests against the reference solutions
-and fails if one fails.
-
-The zips grade anywhere, not only in this repository: the assignment config of each chapter is
-amended, in a temporary copy of the notebook (the sources stay as they are), with
-``requirements:`` (``torch==2.13.0`` from PyTorch's CPU index, the other runtime dependencies
-pinned as in ``requirements.txt``, and ``seqlab`` itself as a wheel) and ``autograder_files:`` (that
-wheel). otter 7 writes them into the zip's ``environment.yml``, which its ``setup.sh`` (Gradescope)
-installs; the wheel sits at ``files/wheels/`` in the zip, and its path in ``environment.yml`` is
-relative to the zip's folder, where the installer runs.
-
     python -m tools.handout.student --out dist [--only NAME ...]      (PYTHONPATH=code)
+
+Writes ``OUT/NAME/student/NAME.ipynb`` (no solution, no hidden test, a set-up cell first) and
+``OUT/NAME/autograder/NAME-autograder_*.zip``. The zips grade anywhere: a temporary copy of the
+assignment config gets ``requirements:`` (CPU torch, the runtime pinned as in ``requirements.txt``,
+the ``seqlab`` wheel) and ``autograder_files:`` (that wheel, at ``files/wheels/`` in the zip), which
+otter 7 writes into the zip's ``environment.yml``.
 """
 
 from __future__ import annotations
@@ -29,10 +21,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from argparse import RawDescriptionHelpFormatter as RAW
 from importlib import metadata
 from pathlib import Path
 
-from tools.course import ROOT, chapters, read, repository_url, seqlab_version, tags, write
+from tools.course import ROOT, chapters, collapsed_cell, read, repository_url, seqlab_version, tags, write
 from tools.handout import plain_notebook
 from tools.otter_format import (
     amend_config,
@@ -56,13 +49,11 @@ def seqlab_spec(root: Path = ROOT) -> str:
 
 def pinned(names: tuple[str, ...] = RUNTIME, root: Path = ROOT) -> list[str]:
     """The lines of ``requirements.txt`` that pin ``names`` (in that order)."""
-    pins = {}
-    for line in (root / "requirements.txt").read_text().splitlines():
-        m = re.match(r"^([A-Za-z0-9_.-]+)==(\S+)", line.strip())
-        if m:
-            pins[m.group(1).lower()] = f"{m.group(1)}=={m.group(2)}"
-    missing = [n for n in names if n.lower() not in pins]
-    if missing:
+    text = (root / "requirements.txt").read_text()
+    pins = {
+        m.group(1).lower(): m.group(0).strip() for m in re.finditer(r"^\s*([A-Za-z0-9_.-]+)==\S+", text, re.M)
+    }
+    if missing := [n for n in names if n.lower() not in pins]:
         raise ValueError(f"requirements.txt pins none of {missing}")
     return [pins[n.lower()] for n in names]
 
@@ -99,40 +90,21 @@ def _dist_pin(name: str, fallback: str) -> str:
 
 
 def setup_source(root: Path = ROOT) -> str:
-    return SETUP_TEMPLATE.format(
-        version=seqlab_version(root),
-        seqlab=seqlab_spec(root),
-        # the chapters glue computed numbers into the prose with myst_nb.glue
-        myst_nb=_dist_pin("myst-nb", "myst-nb"),
-        otter=pinned(("otter-grader",), root)[0],
-    )
-
-
-def setup_cell(root: Path = ROOT) -> dict:
-    # otter_ignore: the graders (otter run, Gradescope, make grade) skip it
-    return {
-        "cell_type": "code",
-        "execution_count": None,
-        "id": "seqlab-setup",
-        # collapsed (JupyterLab, Notebook; Colab shows the @title line), so the chapter opens on its title
-        "metadata": {
-            "tags": [SETUP_TAG, "otter_ignore"],
-            "jupyter": {"source_hidden": True},
-            "cellView": "form",
-        },
-        "outputs": [],
-        "source": setup_source(root),
-    }
+    # myst-nb: the chapters glue computed numbers into the prose with myst_nb.glue
+    otter = pinned(("otter-grader",), root)[0]
+    return SETUP_TEMPLATE.format(version=seqlab_version(root), seqlab=seqlab_spec(root),
+                                 myst_nb=_dist_pin("myst-nb", "myst-nb"), otter=otter)  # fmt: skip
 
 
 def with_setup_cell(notebook: dict, root: Path = ROOT) -> dict:
-    """The notebook with the set-up cell first (replacing an older one)."""
+    """The notebook with the set-up cell first (replacing an older one), collapsed so that the chapter
+    opens on its title; ``otter_ignore``: the graders (otter run, Gradescope, make grade) skip it."""
     nb = copy.deepcopy(notebook)
-    cells = [c for c in nb["cells"] if SETUP_TAG not in tags(c)]
-    cell = setup_cell(root)
-    if nb.get("nbformat", 4) == 4 and nb.get("nbformat_minor", 5) < 5:
-        cell.pop("id")
-    nb["cells"] = [cell, *cells]
+    with_id = nb.get("nbformat", 4) != 4 or nb.get("nbformat_minor", 5) >= 5
+    cell = collapsed_cell(
+        setup_source(root), SETUP_TAG, "otter_ignore", **({"id": SETUP_TAG} if with_id else {})
+    )
+    nb["cells"] = [cell, *(c for c in nb["cells"] if SETUP_TAG not in tags(c))]
     return nb
 
 
@@ -194,13 +166,9 @@ def assign(notebook: Path, out: Path, executed_dir: Path | None = None) -> Path:
         (work / "wheels").mkdir()
         shutil.copy(wheel, work / "wheels" / wheel.name)
         rel = f"wheels/{wheel.name}"
-        nb = amend_config(
-            read(notebook),
-            requirements=autograder_requirements(f"./files/{rel}"),
-            autograder_files=[rel],
-        )
         source = work / notebook.name
-        write(nb, source)
+        write(amend_config(read(notebook), requirements=autograder_requirements(f"./files/{rel}"),
+                           autograder_files=[rel]), source)  # fmt: skip
         _otter_assign(source, target)
     zips = list((target / "autograder").glob("*.zip"))
     if len(zips) != 1:
@@ -211,9 +179,8 @@ def assign(notebook: Path, out: Path, executed_dir: Path | None = None) -> Path:
 
 
 def for_students(notebook: dict, source: Path, executed: Path | None = None, root: Path = ROOT) -> dict:
-    """The last steps of every student notebook: MyST markup turned into plain Markdown
-    (``plain_notebook.plain``, with the book's values from ``executed``, the notebook as a book build
-    ran it, where there is one) and the set-up cell first."""
+    """The last steps of every student notebook: plain Markdown (with the values of ``executed``, the
+    book build's run) and the set-up cell first."""
     # not resolved: page.py builds from a folder of symlinks to the chapters
     doc = Path(os.path.abspath(source)).relative_to(os.path.abspath(root)).with_suffix("").as_posix()
     return with_setup_cell(plain_notebook.plain(notebook, doc, executed, root))
@@ -228,10 +195,8 @@ def executed_copy(source: Path, executed_dir: Path | None, root: Path = ROOT) ->
 
 
 def student_notebook(notebook: Path, executed: Path | None = None, root: Path = ROOT) -> dict:
-    """What a student downloads for one chapter: the notebook of ``make student`` (exercise stubs,
-    public tests, no hidden test, no solution) in plain Markdown, with its set-up cell. Chapters
-    without exercises get ``studentize`` and the same last steps. Fast: otter runs neither the
-    tests nor the zip here. ``executed``: the book build's executed copy (for its values)."""
+    """What a student downloads for one chapter: the notebook of ``make student`` (``studentize`` for a
+    chapter without exercises) in plain Markdown with its set-up cell; otter runs no test here."""
     nb = read(notebook)
     if not has_exercises(notebook):
         return for_students(studentize(nb), notebook, executed, root)
@@ -244,9 +209,7 @@ def student_notebook(notebook: Path, executed: Path | None = None, root: Path = 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     parser.add_argument("--out", type=Path, default=Path("dist"))
     parser.add_argument("--only", nargs="*", help="chapter names (file stems) to build; default all")
     parser.add_argument("--executed", type=Path, default=ROOT / "_build" / "jupyter_execute",

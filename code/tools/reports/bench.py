@@ -1,12 +1,8 @@
 """Speed of seqlab's paths against PyTorch's built-ins: a report, not a test.
 
-For each size, forward + backward of the same layer with copied weights, best of several runs:
-seqlab's paths against ``nn.RNN`` / ``nn.GRU`` / ``nn.LSTM``: ``impl="scratch"`` (the readable
-loop of the chapter's equations, autograd backward), for the LSTM ``impl="fast"`` (the same
-recurrence with the backward pass written by hand, ``seqlab.lstm_fast``), and ``impl="torch"``.
-The ratio is seqlab's time over the built-in's (1.00 = as fast). On a CPU, ``nn.LSTM``
-runs oneDNN's fused kernel over the whole sequence; the column "oneDNN off" times the same module
-with ``torch.backends.mkldnn.enabled = False``, PyTorch's own step-by-step path.
+Forward + backward with copied weights, best of several runs, ``impl="scratch"`` / ``"fast"`` (LSTM) /
+``"torch"`` against ``nn.RNN`` / ``nn.GRU`` / ``nn.LSTM`` (ratio 1.00 = as fast); "oneDNN off" times
+``nn.LSTM`` with ``torch.backends.mkldnn.enabled = False``, PyTorch's step-by-step path.
 
     python -m tools.reports.bench [--repeats 7]
 """
@@ -15,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from argparse import RawDescriptionHelpFormatter as RAW
 
 import torch
 import torch.nn.functional as F
@@ -37,9 +34,7 @@ def fwd_bwd(module: nn.Module, x: torch.Tensor, **kwargs) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args(argv)
     torch.manual_seed(0)
@@ -82,9 +77,8 @@ def time_unfused(fn, repeats: int) -> float:
 
 def attention(repeats: int) -> None:
     """Scaled dot-product and multi-head self-attention, causal mask, forward + backward."""
-    print()
     print(
-        "| layer | N, H, T, D | built-in ms | seqlab torch ms | ratio | seqlab scratch ms | scratch ratio |"
+        "\n| layer | N, H, T, D | built-in ms | seqlab torch ms | ratio | seqlab scratch ms | scratch ratio |"
     )
     print("|---|---|---|---|---|---|---|")
     for n, h, t, d in ATTENTION_SIZES:
@@ -99,8 +93,7 @@ def attention(repeats: int) -> None:
         )
         fast = time_fn(lambda: run_sdpa(lambda *a: scaled_dot_product_attention(*a, impl="torch")), repeats)
         slow = time_fn(lambda: run_sdpa(lambda *a: scaled_dot_product_attention(*a, impl="scratch")), repeats)
-        print(f"| SDPA | {n}, {h}, {t}, {d} | {1e3 * base:.2f} | {1e3 * fast:.2f} | {fast / base:.2f} "
-              f"| {1e3 * slow:.2f} | {slow / base:.2f} |")  # fmt: skip
+        row("SDPA", (n, h, t, d), base, fast, slow)
 
         builtin = nn.MultiheadAttention(h * d, h, batch_first=True)
         ours = MultiheadAttention.from_torch(builtin)
@@ -113,8 +106,12 @@ def attention(repeats: int) -> None:
         base = time_fn(lambda b=builtin: run_mha(b), repeats)
         fast = time_fn(lambda o=ours: run_mha(o, impl="torch"), repeats)
         slow = time_fn(lambda o=ours: run_mha(o, impl="scratch"), repeats)
-        print(f"| MHA | {n}, {h}, {t}, {d} | {1e3 * base:.2f} | {1e3 * fast:.2f} | {fast / base:.2f} "
-              f"| {1e3 * slow:.2f} | {slow / base:.2f} |")  # fmt: skip
+        row("MHA", (n, h, t, d), base, fast, slow)
+
+
+def row(name: str, size: tuple, base: float, fast: float, slow: float) -> None:
+    cells = f"{1e3 * base:.2f} | {1e3 * fast:.2f} | {fast / base:.2f} | {1e3 * slow:.2f} | {slow / base:.2f}"
+    print(f"| {name} | {', '.join(map(str, size))} | {cells} |")
 
 
 if __name__ == "__main__":

@@ -3,11 +3,8 @@
     python -m tools.reports.glued [_build/html]                  one "chapter: value (context)" line each
     python -m tools.reports.glued BUILD_A --compare BUILD_B      the values that differ between two builds
 
-A chapter's prose takes its numbers from ``glue`` (myst-nb), which the built page marks as
-``<span class="pasted-text">``. Comparing two builds, say one made on an idle machine and one
-made while another process kept a core busy, shows whether anything but wall-clock measurements
-depends on the machine's load: each differing value is printed with the words before it, so a
-reader can see that it is a time (or that it is not).
+Comparing a build on an idle machine with one on a loaded machine shows whether anything but
+wall-clock times depends on the load (each value is printed with the words before it).
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """How far each claim of the book sits from its bar, over seeds and CPU kernels (a report).
 
-`make robustness` executes every chapter (or `--chapters ...`) once for each seed offset and each
-CPU kernel this machine offers (PyTorch's ATEN_CPU_CAPABILITY: default, avx2, avx512). Every
-claim check (`seqlab.claims`) appends its value, its bar and the size of the held-out set it was
-measured on to a log instead of stopping; this script prints, for each claim, the bar and the
-min / median / max over the grid, and the margin the worst run left.
-
-Results are kept per (chapter's content, seed, kernel) under `_build/robustness/`, so a run that
-was interrupted, or a second run after changing one chapter, executes only what is missing.
-Not part of `make test`: the whole grid executes every chapter 9 times.
+`make robustness` executes every chapter (or `--chapters ...`) per seed offset and CPU kernel
+(ATEN_CPU_CAPABILITY); each claim check logs its value, bar and held-out size instead of stopping,
+and this prints the min / median / max per claim and the worst margin. Results are kept per
+(chapter's content, seed, kernel) under `_build/robustness/`, so a rerun executes only what is missing.
 """
 
 from __future__ import annotations
@@ -34,13 +29,8 @@ def kernels() -> list[str]:
     probe = "import torch; print(torch.backends.cpu.get_cpu_capability())"
     env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
     best = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
-    best = best.stdout.strip().lower()
-    offered = ["default"]
-    if best in ("avx2", "avx512"):
-        offered.append("avx2")
-    if best == "avx512":
-        offered.append("avx512")
-    return offered
+    best, levels = best.stdout.strip().lower(), ["default", "avx2", "avx512"]
+    return levels[: levels.index(best) + 1] if best in levels else ["default"]
 
 
 def run_one(notebook: Path, seed: int, kernel: str, threads: int) -> dict:
@@ -53,14 +43,10 @@ def run_one(notebook: Path, seed: int, kernel: str, threads: int) -> dict:
         return json.loads(cached.read_text())
     log = cached.with_suffix(".claims")
     log.unlink(missing_ok=True)
-    env = os.environ | {
-        "ATEN_CPU_CAPABILITY": kernel,
-        "SEQLAB_SEED_OFFSET": str(seed),
-        "SEQLAB_CLAIMS_LOG": str(log),
-        "SEQLAB_PROGRESS": "0",
-        "OMP_NUM_THREADS": str(threads),
-        "OMP_WAIT_POLICY": "PASSIVE",  # the same results; threads sleep, not spin, beside other jobs
-    }
+    # OMP_WAIT_POLICY: the same results; threads sleep, not spin, beside other jobs
+    env = os.environ | {"ATEN_CPU_CAPABILITY": kernel, "SEQLAB_SEED_OFFSET": str(seed),
+                        "SEQLAB_CLAIMS_LOG": str(log), "SEQLAB_PROGRESS": "0",
+                        "OMP_NUM_THREADS": str(threads), "OMP_WAIT_POLICY": "PASSIVE"}  # fmt: skip
     env.pop("SEQLAB_STRICT_CLAIMS", None)
     executed = OUT / "executed" / f"{notebook.stem}-seed{seed}-{kernel}.ipynb"
     start, error = time.perf_counter(), None
@@ -85,7 +71,7 @@ def report(results: list[dict]) -> tuple[str, bool]:
             rows.setdefault((result["chapter"], claim["name"]), []).append(claim)
     lines = [
         "| chapter | claim | bar | n held out | runs | min | median | max | worst margin |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---" * 9 + "|",
     ]
     all_held = True
     for (chapter, name), claims in rows.items():
@@ -100,8 +86,7 @@ def report(results: list[dict]) -> tuple[str, bool]:
             f"{statistics.median(values):.4g} | {max(values):.4g} | {margin:+.4g} |"
         )
     errors = [r for r in results if r["error"]]
-    for r in errors:
-        lines.append(f"\n{r['chapter']} (seed {r['seed']}, {r['kernel']}) failed: {r['error']}")
+    lines += [f"\n{r['chapter']} (seed {r['seed']}, {r['kernel']}) failed: {r['error']}" for r in errors]
     times = {}
     for r in results:
         times.setdefault(r["chapter"], []).append(r["seconds"])
@@ -117,7 +102,7 @@ def main() -> int:
     parser.add_argument("--kernels", nargs="*", help="ATEN_CPU_CAPABILITY values (default: all)")
     parser.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
     parser.add_argument(
-        "--second-kernel", action="store_true", help="print the kernel below this CPU's best, and exit"
+        "--second-kernel", action="store_true", help="print the kernel below this CPU's best; exit"
     )
     args = parser.parse_args()
     if args.second_kernel:  # what `make test` runs the thinnest chapters under, a second time

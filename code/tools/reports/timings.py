@@ -1,9 +1,6 @@
 """Execute every chapter notebook once and print seconds per notebook and its slowest cells.
 
-A report, not a test: the budget is 45 s per chapter on a 2-core CPU (the median 25 s, the whole
-book 5 minutes), and timings on a shared machine are noisy, so nothing fails here; read the
-table, and time a fixed reference workload beside it (on the idle machine) so that a time
-measured elsewhere can be compared.
+A report, not a test (budget: 45 s per chapter on a 2-core CPU; shared machines are noisy).
 
     python -m tools.reports.timings [--cells N] [--save DIR] [chapter-stem ...]
 """

@@ -1,17 +1,13 @@
-"""The tuning behind the Transformer chapter's comparison, run again: `make tune`.
+"""The tuning behind the Transformer chapter's comparison, run again: `make tune` (a report, ~15 min).
 
-Both models of the comparison (the Transformer, and the GRU encoder-decoder with Luong's dot
-attention) get the same effort: eight settings each, three choices of two values, every run
-seeded and bounded by the chapter's number of training pairs (500 steps of 64 or 250 of 128), on
-the task as the chapter reads it: English number words as words, German ones letter by letter
-(the Transformer's two vocabularies share one set of ids, for its tied weights). Each
-is scored on the *validation* split (exact match, then the teacher-forced cross-entropy to break
-ties); the test split is read only for the setting chosen for each model, which is what the
-chapter trains (since then the chapter lowers the GRU's dropout from the chosen 0.2 to 0.1: at
-0.2 its score fell below 99% for some seeds and CPU kernels). A report, not a test: 18 training
-runs, several minutes on a 2-core CPU.
+Both models (Transformer; GRU encoder-decoder with Luong's dot attention) get eight seeded settings
+with the same training-pair budget (500 steps of 64 or 250 of 128), on the task as the chapter reads
+it (English words, German letters; the Transformer's two vocabularies share one set of ids, for its
+tied weights), scored on the *validation* split; the test split is read only for each model's chosen
+setting. (The chapter since lowers the GRU's dropout from 0.2 to 0.1: at 0.2 its score fell below
+99% for some seeds and CPU kernels.)
 
-    python code/tools/tune_number_words.py [--only transformer|gru]
+    python -m tools.reports.tune_number_words [--only transformer|gru]
 """
 
 from __future__ import annotations
@@ -48,11 +44,8 @@ def model_and_recipe(kind: str, setting: dict, src_vocab, tgt_vocab) -> tuple[to
             embedding_dropout=setting["embedding_dropout"], impl="torch",
         )  # fmt: skip
         peak = 0.5 / (64 * 100) ** 0.5  # the warm-up schedule's peak with c = 0.5, w = 100
-        recipe = dict(
-            optimizer=lambda params: torch.optim.Adam(params, lr=peak, betas=(0.9, 0.98), eps=1e-9),
-            scheduler=linear_decay(steps, warmup=100),
-            smoothing=setting["smoothing"],
-        )
+        recipe = dict(optimizer=lambda params: torch.optim.Adam(params, lr=peak, betas=(0.9, 0.98), eps=1e-9),
+                      scheduler=linear_decay(steps, warmup=100), smoothing=setting["smoothing"])  # fmt: skip
     else:
         model = Seq2Seq(
             len(src_vocab), len(tgt_vocab), embed_size=32, hidden_size=64, attention="dot",
@@ -68,16 +61,9 @@ def run(kind: str, setting: dict, train, held_out, src_vocab, tgt_vocab) -> dict
     smoothing = recipe.pop("smoothing")
     optimizer = recipe.pop("optimizer", "adam")
     began = time.perf_counter()
-    history = fit(
-        model,
-        text.encode_pairs(train, src_vocab, tgt_vocab),
-        lambda m, b: sequence_loss(m, b, smoothing=smoothing),
-        optimizer=optimizer,
-        clip_norm=1.0,
-        device="cpu",
-        progress=False,
-        **recipe,
-    )
+    loss = lambda m, b: sequence_loss(m, b, smoothing=smoothing)  # noqa: E731
+    history = fit(model, text.encode_pairs(train, src_vocab, tgt_vocab), loss, optimizer=optimizer,
+                  clip_norm=1.0, device="cpu", progress=False, **recipe)  # fmt: skip
     model.eval()
     scores = {}
     for split, pairs in held_out.items():

@@ -1,20 +1,12 @@
 """Print ``OMP_WAIT_POLICY=PASSIVE`` when other processes keep a core of this machine busy, else nothing.
 
-PyTorch runs its CPU work on a team of OpenMP threads, one per core. At the end of each parallel
-region a thread that has finished spins for a while, waiting for the others, instead of sleeping:
-on an idle machine that saves the cost of waking it for the next region, which is most of the time
-for small models like the course's. On a busy machine the spinning thread takes the core that the
-thread it waits for needs, and every region waits for the scheduler. Measured on a 2-core machine
-with one core kept busy by another process, the Bahdanau chapter ran in over 11 minutes with the
-default policy and in 85 s with ``OMP_WAIT_POLICY=PASSIVE`` (idle: 50 s and 65 s).
-
-The policy changes how a thread waits, not what any thread computes: every result is bit for bit
-the same under either. So the Makefile asks this script once per command and passes its answer to
-the notebooks' kernels:
+OpenMP threads spin while they wait; on a busy machine the spinning takes the core the awaited thread
+needs (Bahdanau on 2 cores, one busy: 11 min by default, 85 s passive). The policy changes how a
+thread waits, not what it computes, so the Makefile passes its answer to the kernels:
 
     env $(python -m tools.reports.wait_policy) jupyter-book build .
 
-An ``OMP_WAIT_POLICY`` already set in the environment is left alone (and this prints nothing).
+An ``OMP_WAIT_POLICY`` already set is left alone (and this prints nothing).
 """
 
 from __future__ import annotations
@@ -61,9 +53,9 @@ def main() -> int:
     busy = busy_cores()
     if busy >= BUSY_CORES:
         print("OMP_WAIT_POLICY=PASSIVE")
+        why = "sleep while they wait (same results, no spinning against the other processes)"
         print(
-            f"wait_policy: {busy:.1f} of {os.cpu_count()} cores busy, so PyTorch's threads will "
-            "sleep while they wait (same results, no spinning against the other processes)",
+            f"wait_policy: {busy:.1f} of {os.cpu_count()} cores busy, so PyTorch's threads will {why}",
             file=sys.stderr,
         )
     return 0
