@@ -87,6 +87,9 @@ def pages(root: Path) -> list[str]:
     return found
 
 
+NO_TRANSITIONS_CSS = "*, *::before, *::after { transition: none !important; animation: none !important; }"
+
+
 def set_mode(page, mode: str) -> bool:
     """Switch the page to ``mode`` ("light" or "dark") with the theme's own toggle button; False
     if the page has none."""
@@ -127,6 +130,9 @@ def check_page(browser, axe, url: str, widths=WIDTHS) -> list[tuple[str, list[di
             ),
         )
         page.goto(url, wait_until="load")
+        # every state is measured at its final colours: no fade (a tooltip, a toggle's opening,
+        # the theme's colour switch) is caught half-way
+        page.add_style_tag(content=NO_TRANSITIONS_CSS)
         page.evaluate(MATHJAX_JS)
         for width in widths:
             page.set_viewport_size({"width": width, "height": HEIGHT})
