@@ -20,9 +20,11 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import multiprocessing
 import sys
 import threading
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -151,53 +153,64 @@ def check_page(browser, axe, url: str, widths=WIDTHS) -> list[tuple[str, list[di
         context.close()
 
 
-def check_site(root: Path, only: list[str] | None = None, widths=WIDTHS) -> dict[str, dict]:
-    """{page: {"states": [...], "violations": {(rule, target): {...}}}} over every page."""
-    from axe_playwright_python.sync_playwright import Axe
-    from playwright.sync_api import Error as PlaywrightError
-    from playwright.sync_api import sync_playwright
-
+def check_site(root: Path, only: list[str] | None = None, widths=WIDTHS, workers: int = 2) -> dict[str, dict]:
+    """{page: {"states": [...], "violations": {(rule, target): {...}}}} over every page, the pages
+    shared among ``workers`` processes, each driving a browser of its own."""
     if not Path(CHROMIUM).exists():
         raise FileNotFoundError(f"{CHROMIUM} is missing: apt-get install -y chromium")
     names = [p for p in pages(root) if not only or any(o in p for o in only)]
     server, base = serve(root)
-    axe = Axe()
-    report: dict[str, dict] = {}
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-            try:
-                for name in names:
-                    entry = {"states": [], "violations": {}}
-                    try:
-                        states = check_page(browser, axe, f"{base}/{name}", widths)
-                    except PlaywrightError as err:  # reported as a failure, not skipped
-                        states = [("load", [_error(err)])]
-                    for state, violations in states:
-                        entry["states"].append(state)
-                        for v in violations:
-                            for node in v["nodes"]:
-                                target = " ".join(map(str, node.get("target", [])))
-                                found = entry["violations"].setdefault(
-                                    f"{v['id']} {target}",
-                                    {
-                                        "rule": v["id"],
-                                        "impact": v.get("impact"),
-                                        "help": v.get("help"),
-                                        "target": target,
-                                        "html": node.get("html", "")[:200],
-                                        "summary": node.get("failureSummary", ""),
-                                        "states": [],
-                                    },
-                                )
-                                found["states"].append(state)
-                    report[name] = entry
-                    counts = _by_rule(entry)
-                    print(f"checked {name}: {sum(counts.values())} violation(s)", file=sys.stderr, flush=True)
-            finally:
-                browser.close()
+        shares = [names[i::workers] for i in range(min(workers, len(names)))]
+        spawn = multiprocessing.get_context("spawn")  # no fork of this process's server thread
+        with ProcessPoolExecutor(len(shares), mp_context=spawn) as pool:
+            parts = pool.map(_check_pages, [base] * len(shares), shares, [widths] * len(shares))
+            found = {name: entry for part in parts for name, entry in part.items()}
     finally:
         server.shutdown()
+    return {name: found[name] for name in names}
+
+
+def _check_pages(base: str, names: list[str], widths) -> dict[str, dict]:
+    """check_site's work on some of the pages, in one browser."""
+    from axe_playwright_python.sync_playwright import Axe
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+
+    axe = Axe()
+    report: dict[str, dict] = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            for name in names:
+                entry = {"states": [], "violations": {}}
+                try:
+                    states = check_page(browser, axe, f"{base}/{name}", widths)
+                except PlaywrightError as err:  # reported as a failure, not skipped
+                    states = [("load", [_error(err)])]
+                for state, violations in states:
+                    entry["states"].append(state)
+                    for v in violations:
+                        for node in v["nodes"]:
+                            target = " ".join(map(str, node.get("target", [])))
+                            found = entry["violations"].setdefault(
+                                f"{v['id']} {target}",
+                                {
+                                    "rule": v["id"],
+                                    "impact": v.get("impact"),
+                                    "help": v.get("help"),
+                                    "target": target,
+                                    "html": node.get("html", "")[:200],
+                                    "summary": node.get("failureSummary", ""),
+                                    "states": [],
+                                },
+                            )
+                            found["states"].append(state)
+                report[name] = entry
+                counts = _by_rule(entry)
+                print(f"checked {name}: {sum(counts.values())} violation(s)", file=sys.stderr, flush=True)
+        finally:
+            browser.close()
     return report
 
 
@@ -250,9 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("site", nargs="?", type=Path, default=Path("_build/html"), help="the built site")
     ap.add_argument("--only", nargs="*", help="only the pages whose path contains one of these")
     ap.add_argument("--json", type=Path, help="write every violation found to this file")
+    ap.add_argument("--workers", type=int, default=2, help="browsers checking pages at once (default 2)")
     args = ap.parse_args(argv)
     try:
-        report = check_site(args.site.resolve(), args.only)
+        report = check_site(args.site.resolve(), args.only, workers=args.workers)
     except (ValueError, FileNotFoundError) as err:
         ap.error(str(err))
     print(table(report))
