@@ -1,5 +1,6 @@
 import pytest
 import torch
+from filelock import FileLock
 
 
 @pytest.fixture(autouse=True)
@@ -9,14 +10,23 @@ def _seed():
 
 
 @pytest.fixture(scope="session")
-def dist(tmp_path_factory):
-    """What `make student` builds, for every chapter with exercises (shared by all test modules)."""
+def dist(tmp_path_factory, worker_id):
+    """What `make student` builds, for every chapter with exercises (shared by all test modules,
+    and built once for all of pytest-xdist's workers). otter's own run of the solutions is skipped:
+    test_exercises grades them itself."""
     from tools.course import chapters
     from tools.handout import student
     from tools.otter_format import has_exercises
 
-    out = tmp_path_factory.mktemp("dist")
-    for notebook in chapters():
-        if has_exercises(notebook):
-            student.assign(notebook, out)
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":  # every worker's base folder sits in the run's one folder
+        shared = shared.parent
+    out = shared / "dist"
+    with FileLock(str(shared / "dist.lock")):
+        if not (out / ".complete").exists():
+            out.mkdir(exist_ok=True)
+            for notebook in chapters():
+                if has_exercises(notebook):
+                    student.assign(notebook, out, run_tests=False)
+            (out / ".complete").write_text("ok\n")
     return out

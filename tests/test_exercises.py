@@ -1,9 +1,9 @@
 """The graded exercises: built with otter, safe to hand out, and able to tell right from wrong.
 
-For every chapter with exercises: `otter assign` builds it (and checks the reference solutions
-pass), the student notebook holds no solution and no hidden test, every test case of every
-question rejects at least one plausible wrong answer, every plausible wrong answer fails at least
-one public test case (the student sees those), and grading a correct, a partly wrong, an
+For every chapter with exercises: `otter assign` builds it, the reference solutions pass every
+test case and grade in full, the student notebook holds no solution and no hidden test, every
+test case of every question rejects at least one plausible wrong answer, every plausible wrong
+answer fails at least one public test case (the student sees those), and grading a correct, a partly wrong, an
 untouched and a broken submission gives full, partial, zero and a clear rejection.
 """
 

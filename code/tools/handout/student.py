@@ -152,8 +152,9 @@ def _otter_assign(source: Path, target: Path) -> None:
         raise RuntimeError(f"otter assign failed for {source.name}:\n{result.stdout}\n{result.stderr}")
 
 
-def assign(notebook: Path, out: Path, executed_dir: Path | None = None) -> Path:
-    """Run ``otter assign`` on one chapter into ``out/<name>``; returns that folder."""
+def assign(notebook: Path, out: Path, executed_dir: Path | None = None, run_tests: bool = True) -> Path:
+    """Run ``otter assign`` on one chapter into ``out/<name>``; returns that folder. ``run_tests``:
+    otter grades the solutions with the zip it built (the tests check that themselves)."""
     name = assignment_name(notebook)
     if name != notebook.stem:
         raise ValueError(f"{notebook}: assignment name {name!r} must equal the file name {notebook.stem!r}")
@@ -168,7 +169,7 @@ def assign(notebook: Path, out: Path, executed_dir: Path | None = None) -> Path:
         rel = f"wheels/{wheel.name}"
         source = work / notebook.name
         write(amend_config(read(notebook), requirements=autograder_requirements(f"./files/{rel}"),
-                           autograder_files=[rel]), source)  # fmt: skip
+                           autograder_files=[rel], run_tests=run_tests), source)  # fmt: skip
         _otter_assign(source, target)
     zips = list((target / "autograder").glob("*.zip"))
     if len(zips) != 1:
