@@ -1,3 +1,6 @@
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 import torch
 from filelock import FileLock
@@ -25,8 +28,12 @@ def dist(tmp_path_factory, worker_id):
     with FileLock(str(shared / "dist.lock")):
         if not (out / ".complete").exists():
             out.mkdir(exist_ok=True)
-            for notebook in chapters():
-                if has_exercises(notebook):
-                    student.assign(notebook, out, run_tests=False)
+            student.seqlab_wheel()  # built once, before the threads share it
+            with ThreadPoolExecutor(os.cpu_count() or 2) as pool:  # otter assign: a process each
+                done = pool.map(
+                    lambda notebook: student.assign(notebook, out, run_tests=False),
+                    [notebook for notebook in chapters() if has_exercises(notebook)],
+                )
+                list(done)  # raises what any of them raised
             (out / ".complete").write_text("ok\n")
     return out
