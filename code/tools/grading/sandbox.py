@@ -2,21 +2,20 @@
 
     python sandbox.py REQUEST.json      (the parent writes a one-time token on stdin)
 
-``REQUEST.json`` (written by the parent, in a folder the submission cannot touch) names the
-submission, the chapter's tests (the OK-format files of its autograder zip), the working folder
-the submission runs in, the results file, and the limits. The child
+``REQUEST.json`` (in a folder the submission cannot touch) names the submission, the chapter's
+OK-format test files, the working folder, the results file and the limits. The child
 
 1. reads everything it needs and imports torch, seqlab and friends;
-2. installs its guards: a memory limit and a file-size limit (``resource``), a per-cell and
-   per-question alarm, an audit hook (PEP 578, cannot be removed) that refuses, while the
-   submission's code runs, to open files outside the working folder and the Python installation,
-   to start processes, open sockets, load C libraries, inspect frames or the garbage collector,
-   and stand-ins for ``os._exit`` and for starting threads;
-3. runs the submission's code cells (lesson cells tagged ``otter_ignore`` excepted) one by one,
-   each under the cell time limit; a cell that fails is recorded and the next one runs;
+2. installs its guards: memory and file-size limits (``resource``), a per-cell and per-question
+   alarm, an audit hook (PEP 578, cannot be removed) that refuses, while submission code runs,
+   to open files outside the working folder and the Python installation, start processes or
+   threads, open sockets, load C libraries, inspect frames or the garbage collector, and a
+   stand-in for ``os._exit``;
+3. runs the submission's code cells (``otter_ignore`` lesson cells excepted) one by one, under
+   the cell time limit; a cell that fails is recorded and the next one runs;
 4. puts back every function of torch, numpy, seqlab, the standard library and this grader that
-   the submission replaced (and says so), pops torch function modes the submission left on;
-5. runs each question's test cases, the hidden ones included, and after each question sends a
+   the submission replaced (and says so), and pops torch modes it left on;
+5. runs each question's test cases, hidden ones included, and after each question appends a
    line ``TOKEN JSON`` to the results file (opened only while no submission code runs).
 
 Threat model. The submission and the tests share one Python process, as with ``otter run`` and
@@ -58,13 +57,9 @@ class Refused(PermissionError):
 
 
 def _set_limits(request: dict) -> None:
-    memory, size = int(request["memory_bytes"]), int(request["file_bytes"])
-    for limit, value in (
-        (resource.RLIMIT_AS, memory),
-        (resource.RLIMIT_FSIZE, size),
-        (resource.RLIMIT_CORE, 0),
-    ):
-        resource.setrlimit(limit, (value, value))
+    for limit, value in ((resource.RLIMIT_AS, request["memory_bytes"]), (resource.RLIMIT_CORE, 0),
+                         (resource.RLIMIT_FSIZE, request["file_bytes"])):  # fmt: skip
+        resource.setrlimit(limit, (int(value), int(value)))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
 
 
@@ -438,14 +433,13 @@ def _read_questions(tests: list, ok_test_file) -> list[tuple[str, list, bool]]:
 def _code_cells(path: str) -> list[tuple[int, str]]:
     """(index, source) of the submission's code cells, lesson cells (``otter_ignore``) left out."""
     with open(path, encoding="utf-8") as handle:
-        notebook = json.load(handle)
-    cells = []
-    for index, cell in enumerate(notebook.get("cells", [])):
-        if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            if "otter_ignore" not in ((cell.get("metadata") or {}).get("tags") or []):
-                source = cell.get("source", "")
-                cells.append((index, "".join(source) if isinstance(source, list) else str(source)))
-    return cells
+        cells = json.load(handle).get("cells", [])
+    return [
+        (i, "".join(c.get("source", "")) if isinstance(c.get("source"), list) else str(c.get("source", "")))
+        for i, c in enumerate(cells)
+        if isinstance(c, dict) and c.get("cell_type") == "code"
+        and "otter_ignore" not in ((c.get("metadata") or {}).get("tags") or [])
+    ]  # fmt: skip
 
 
 def _run_cells(cells, env: dict, transform, limits: dict, switch, arm, disarm) -> list[tuple]:
