@@ -272,7 +272,7 @@ def _make_guard(workdir: str, read_roots: list[str], violations: list[str]):
                 frame = getattr(args[0], args[1], None)
                 if not library_frame(frame):
                     refuse(f"inspecting the frames of the submission or of the grader ({args[1]})")
-        elif event in refused_always or event.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
+        elif event in refused_always:
             refuse(event)
 
     def hook(event, args):
@@ -301,13 +301,6 @@ def _make_guard(workdir: str, read_roots: list[str], violations: list[str]):
 
 def _exit_stand_in(code=0):
     raise SubmissionExit(f"os._exit({code})")
-
-
-def _transform(source: str) -> str:
-    """Notebook cell source to plain Python (IPython magics become ``get_ipython()`` calls)."""
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    return TransformerManager().transform_cell(source)
 
 
 def _describe(exc: BaseException, limits: dict) -> tuple[str, str]:
@@ -371,42 +364,43 @@ def _make_stopper(switch):
     return arm, disarm
 
 
-def _make_runner(env: dict, limits: dict, switch, violations: list[str], tamper_log: list[str], saved: dict):
-    """The closure that runs one test case; everything it uses is bound now, not looked up later."""
-    parse = doctest.DocTestParser().parse
-    example_type = doctest.Example
-    compile_, exec_ = builtins.compile, builtins.exec
+def _make_runner(env: dict, limits: dict, switch, tamper_log: list[str], saved: dict):
+    """(run, run_case, check_world), closures: everything they use is bound now, not looked up
+    later, when the submission may have replaced it."""
+    parse, example_type = doctest.DocTestParser().parse, doctest.Example
+    compile_, exec_, discard = builtins.compile, builtins.exec, _Discard
     string_io, stdout_to, stderr_to = io.StringIO, redirect_stdout, redirect_stderr
     describe, restore, reset = _describe, _restore, _reset_torch_state
     timeout = float(limits["test_timeout"])
     arm, disarm = _make_stopper(switch)
 
+    def run(code, seconds: float) -> BaseException | None:
+        """Run submission code, guarded and timed; what it raised, if anything."""
+        arm(seconds)
+        switch(True)
+        try:
+            exec_(code, env)
+        except BaseException as exc:  # noqa: BLE001 - anything submission code raises is its own
+            return exc
+        finally:
+            switch(False)
+            disarm()
+            sys.stdout = sys.stderr = discard()
+        return None
+
     def run_case(body: str) -> tuple[bool, str, str]:
         """(passed, kind, message) of one test case run in the submission's namespace."""
-        examples = [e for e in parse(body) if isinstance(e, example_type)]
-        output = string_io()
-        for number, example in enumerate(examples, 1):
-            arm(timeout)
-            switch(True)
-            try:
-                with stdout_to(output), stderr_to(output):
-                    exec_(compile_(example.source, "<test>", "single"), env)
-                failure = None
-            except BaseException as exc:  # noqa: BLE001 - a test case fails on anything
-                failure = exc
-            finally:
-                switch(False)
-                disarm()
+        for number, example in enumerate((e for e in parse(body) if isinstance(e, example_type)), 1):
+            output = string_io()
+            with stdout_to(output), stderr_to(output):
+                failure = run(compile_(example.source, "<test>", "single"), timeout)
             if failure is not None:
                 kind, message = describe(failure, {**limits, "cell_timeout": timeout})
                 line = example.source.strip().splitlines()[0][:160]
                 return False, kind, f"line {number}: {line}\n{message}"
-            printed = output.getvalue()
-            if printed.strip() != example.want.strip():
-                got = printed.strip()[:200]
+            if output.getvalue().strip() != example.want.strip():
+                got = output.getvalue().strip()[:200]
                 return False, "error", f"line {number} printed {got!r}, expected {example.want.strip()!r}"
-            output.seek(0)
-            output.truncate()
         return True, "", ""
 
     def check_world() -> None:
@@ -415,7 +409,7 @@ def _make_runner(env: dict, limits: dict, switch, violations: list[str], tamper_
             if name not in tamper_log:
                 tamper_log.append(name)
 
-    return run_case, check_world
+    return run, run_case, check_world
 
 
 def _read_questions(tests: list, ok_test_file) -> list[tuple[str, list, bool]]:
@@ -442,35 +436,24 @@ def _code_cells(path: str) -> list[tuple[int, str]]:
     ]  # fmt: skip
 
 
-def _run_cells(cells, env: dict, transform, limits: dict, switch, arm, disarm) -> list[tuple]:
-    """Run the submission's cells one by one, guarded and under the cell time limit.
+def _run_cells(cells, run, limits: dict) -> list[tuple]:
+    """Run the submission's cells one by one, each under the cell time limit; the problems,
+    ``(kind, cell index, message)``: a cell that fails costs only its own question."""
+    from IPython.core.inputtransformer2 import TransformerManager  # magics: get_ipython() calls
 
-    Returns the problems, ``(kind, cell index, message)``: a cell that fails is recorded and the
-    next one runs, so a broken answer costs only its own question.
-    """
     problems = []
     for index, source in cells:
         try:
-            code = compile(transform(source), f"<cell {index}>", "exec")
+            code = compile(TransformerManager().transform_cell(source), f"<cell {index}>", "exec")
         except SyntaxError as exc:
             problems.append(("syntax", index, f"SyntaxError: {exc.msg} (line {exc.lineno})"))
             continue
         except Exception as exc:  # noqa: BLE001 - a cell the transformer cannot read
             problems.append(("syntax", index, f"{type(exc).__name__}: {exc}"[:240]))
             continue
-        arm(limits["cell_timeout"])
-        switch(True)
-        try:
-            exec(code, env)
-        except BaseException as exc:  # noqa: BLE001 - anything a cell raises is the submission's
-            switch(False)
-            disarm()
-            kind, message = _describe(exc, limits)
+        if (failure := run(code, limits["cell_timeout"])) is not None:
+            kind, message = _describe(failure, limits)
             problems.append((kind, index, message))
-        finally:
-            switch(False)
-            disarm()
-        sys.stdout = sys.stderr = _Discard()
     return problems
 
 
@@ -482,7 +465,6 @@ def _grade_questions(questions, run_case, check_world, emit, violations: list, t
             passed, kind, message = run_case(body)
             outcomes.append({"name": case_name, "hidden": hidden, "points": points, "passed": passed,
                              "kind": kind, "message": message})  # fmt: skip
-            sys.stdout = sys.stderr = _Discard()
             check_world()
         possible = sum(o["points"] for o in outcomes)
         score = sum(o["points"] for o in outcomes if o["passed"])
@@ -538,7 +520,7 @@ def main() -> int:
     _thread.start_new_thread = threading._start_new_thread = no_threads
     env: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: _Nothing()}
     saved = _snapshot(_watched())
-    run_case, check_world = _make_runner(env, limits, switch, violations, tamper_log, saved)
+    run, run_case, check_world = _make_runner(env, limits, switch, tamper_log, saved)
     global _ERR_FD
     _ERR_FD = os.dup(2)
     null = os.open(os.devnull, os.O_WRONLY)
@@ -547,8 +529,7 @@ def main() -> int:
     sys.stdout = sys.stderr = _Discard()
     sys.addaudithook(hook)
 
-    arm, disarm = _make_stopper(switch)
-    cell_problems = _run_cells(cells, env, _transform, limits, switch, arm, disarm)
+    cell_problems = _run_cells(cells, run, limits)
     check_world()
     emit("cells", {"problems": cell_problems, "refused": list(violations), "replaced": list(tamper_log)})
     _grade_questions(questions, run_case, check_world, emit, violations, tamper_log)
