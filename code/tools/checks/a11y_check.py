@@ -12,14 +12,12 @@ axe-core (bundled with ``axe-playwright-python``) runs the rules tagged ``wcag2a
 
 It prints one row per page (its violations, once per rule and element over the four states, by
 rule id), then each violation with its element and states, and exits 1 if any page has one.
-``--json FILE`` writes the full results.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import json
 import sys
 import threading
 from collections import Counter
@@ -132,7 +130,7 @@ def check_page(browser, axe, url: str, widths=WIDTHS) -> list[tuple[str, list[di
         context.close()
 
 
-def check_site(root: Path, only: list[str] | None = None, widths=WIDTHS) -> dict[str, dict]:
+def check_site(root: Path, widths=WIDTHS) -> dict[str, dict]:
     """{page: {"states": [...], "violations": {"rule target": {rule, impact, help, target, html,
     summary, states}}}} over every page; a page that cannot be loaded fails as a "check-error"."""
     from axe_playwright_python.sync_playwright import Axe
@@ -141,7 +139,7 @@ def check_site(root: Path, only: list[str] | None = None, widths=WIDTHS) -> dict
 
     if not Path(CHROMIUM).exists():
         raise FileNotFoundError(f"{CHROMIUM} is missing: apt-get install -y chromium")
-    names = [p for p in pages(root) if not only or any(o in p for o in only)]
+    names = pages(root)
     handler = functools.partial(_QuietHandler, directory=str(root))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -176,11 +174,9 @@ def check_site(root: Path, only: list[str] | None = None, widths=WIDTHS) -> dict
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("site", nargs="?", type=Path, default=Path("_build/html"), help="the built site")
-    ap.add_argument("--only", nargs="*", help="only the pages whose path contains one of these")
-    ap.add_argument("--json", type=Path, help="write every violation found to this file")
     args = ap.parse_args(argv)
     try:
-        report = check_site(args.site.resolve(), args.only)
+        report = check_site(args.site.resolve())
     except (ValueError, FileNotFoundError) as err:
         ap.error(str(err))
     width = max(len(name) for name in report)
@@ -193,8 +189,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n{name}: {v['rule']} ({v['impact']}) {v['target']}\n    {v['help']}; in "
                   f"{', '.join(v['states'])}\n    {v['html']}")  # fmt: skip
             print("".join(f"    | {line}\n" for line in v["summary"].splitlines()), end="")
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1))
     states = sorted({s for e in report.values() for s in e["states"]})
     failing = [name for name, entry in report.items() if entry["violations"]]
     total = sum(len(e["violations"]) for e in report.values())

@@ -1,12 +1,12 @@
 """Open every student notebook in JupyterLab, in a real browser, as a student does (make check-notebooks).
 
-    python -m tools.checks.check_notebooks [--only NAME ...] [--out DIR] [--timeout S]
+    python -m tools.checks.check_notebooks [--only NAME ...] [--out DIR]
 
 1. The student notebooks (those the book serves from ``_build/html/_sources/chapters`` when built,
    else ``student.student_notebook``) are copied outside the repository, the first question's
    stub filled with its reference solution.
 2. A venv with only what a student installs (the ``seqlab`` wheel, otter-grader, JupyterLab with
-   ipywidgets, myst-nb) is made once (``--venv``, reused while the package and pins are unchanged).
+   ipywidgets, myst-nb) is made once (``VENVS``, reused while the package and pins are unchanged).
 3. JupyterLab runs from it on 127.0.0.1; Playwright drives Debian's Chromium (``/usr/bin/chromium``)
    and, per notebook, opens it, runs all cells from the menu and saves it.
 4. Per notebook it asserts: no error output, no MyST syntax in the rendered Markdown, every image
@@ -42,6 +42,8 @@ from tools.handout import plain_notebook, student
 from tools.otter_format import fill, has_exercises, questions, solutions
 
 CHROMIUM = "/usr/bin/chromium"
+VENVS = Path(tempfile.gettempdir()) / "seqlab-check-notebooks"  # the student venvs, outside the repository
+RUN_ALL_S = 900  # seconds for one notebook's Run All
 # chapters whose notebook trains a model with seqlab.train.fit (a tqdm bar is expected)
 TRAINS = re.compile(r"\bfit\(")
 
@@ -141,8 +143,7 @@ WATCH_BARS = (
 )
 
 
-def check_one(page, base: str, token: str, name: str, question: str, out: Path, timeout: float,
-              folder: Path) -> dict:  # fmt: skip
+def check_one(page, base: str, token: str, name: str, question: str, out: Path, folder: Path) -> dict:
     report = {"chapter": name, "errors": [], "problems": []}
     # ?reset: a fresh workspace, with no notebook of the one before still open
     page.goto(f"{base}/lab/tree/{name}.ipynb?reset&token={token}")
@@ -183,14 +184,14 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
     page.click("text=Run All Cells", timeout=30_000)
     start = time.monotonic()
     time.sleep(2)
-    while time.monotonic() - start < timeout:
+    while time.monotonic() - start < RUN_ALL_S:
         if page.evaluate(BUSY) == 0:
             time.sleep(2)
             if page.evaluate(BUSY) == 0:
                 break
         time.sleep(1)
     else:
-        report["problems"].append(f"still running after {timeout:.0f} s")
+        report["problems"].append(f"still running after {RUN_ALL_S} s")
     report["seconds"] = round(time.monotonic() - start, 1)
     report["progress_widgets"] = widgets_seen = page.evaluate("window.seqlabBars")
     page.keyboard.press("Control+s")
@@ -274,10 +275,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", help="chapter names; default all")
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "check-notebooks")
-    parser.add_argument("--venv", type=Path, default=Path(tempfile.gettempdir()) / "seqlab-check-notebooks")
-    parser.add_argument("--executed", type=Path, default=ROOT / "_build" / "jupyter_execute",
-                        help="a build's executed notebooks, for the book's values in the text")  # fmt: skip
-    parser.add_argument("--timeout", type=float, default=900, help="seconds for one notebook's Run All")
     args = parser.parse_args(argv)
     names = [p.stem for p in chapters() if not args.only or p.stem in args.only]
     if args.only and len(names) != len(args.only):
@@ -287,15 +284,15 @@ def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
     args.out.mkdir(parents=True, exist_ok=True)
-    args.venv.mkdir(parents=True, exist_ok=True)
-    venv = student_venv(args.venv)
+    VENVS.mkdir(parents=True, exist_ok=True)
+    venv = student_venv(VENVS)
     settings = venv / "share" / "jupyter" / "lab" / "settings"
     settings.mkdir(parents=True, exist_ok=True)
     (settings / "overrides.json").write_text(OVERRIDES)
     work = Path(tempfile.mkdtemp(prefix="seqlab-student-"))  # outside the repository
     folder = work / "notebooks"
     folder.mkdir()
-    answered = prepare_notebooks(names, folder, args.executed)
+    answered = prepare_notebooks(names, folder, ROOT / "_build" / "jupyter_execute")
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port, token = free.getsockname()[1], secrets.token_hex(16)
@@ -310,9 +307,7 @@ def main(argv: list[str] | None = None) -> int:
                 page = context.new_page()
                 for name in names:
                     try:
-                        report = check_one(
-                            page, base, token, name, answered[name], args.out, args.timeout, folder
-                        )
+                        report = check_one(page, base, token, name, answered[name], args.out, folder)
                     except Exception as exc:  # noqa: BLE001  (one notebook's failure is reported, the rest run)
                         report = {"chapter": name, "problems": [f"{type(exc).__name__}: {exc}"]}
                     reports.append(report)
