@@ -62,7 +62,6 @@ class Chapter:
     name: str
     tests: list[tuple[str, str]]  # (question, OK-format test file source), in notebook order
     points: dict[str, float]  # question -> points
-    public: dict[str, str]  # "question/case name" -> the code of each public test case
 
 
 @dataclasses.dataclass
@@ -81,7 +80,7 @@ def load_chapters(dist: Path) -> dict[str, Chapter]:
         zips = sorted((dist / notebook.stem / "autograder").glob("*.zip"))
         if not zips:
             raise SystemExit(f"no autograder zip for {notebook.stem} under {dist}; run `make student` first")
-        chapter = found[notebook.stem] = Chapter(notebook.stem, [], {}, {})
+        chapter = found[notebook.stem] = Chapter(notebook.stem, [], {})
         with zipfile.ZipFile(zips[-1]) as archive:
             for question, _ in questions(notebook):
                 source = archive.read(f"tests/{question}.py").decode()
@@ -89,13 +88,6 @@ def load_chapters(dist: Path) -> dict[str, Chapter]:
                 exec(source, spec)  # the course's own test file
                 chapter.tests.append((question, source))
                 chapter.points[question] = float(spec["test"].get("points") or 0)
-                for i, case in enumerate(spec["test"]["suites"][0]["cases"]):
-                    if not case.get("hidden", True):
-                        name = case.get("name", f"{spec['test']['name']} - {i + 1}")
-                        lines = case["code"].splitlines()
-                        chapter.public[f"{question}/{name}"] = "\n".join(
-                            x[4:] for x in lines if x[:4] in (">>> ", "... ")
-                        )
     return found
 
 
@@ -229,8 +221,7 @@ def _feedback(chapter: Chapter, scores: dict, status: str, errors: list[str], gr
             earned = case["points"] if case["passed"] else 0
             lines.append(f"- {label} {case['name']}: {mark} ({earned:g} / {case['points']:g})")
             if not case["passed"] and not case["hidden"]:
-                code = chapter.public.get(f"{question}/{case['name']}", "")
-                test = "".join(f"\n  {c}" for c in code.splitlines())
+                test = "".join(f"\n  {c}" for c in case["code"].splitlines())
                 said = "".join(f"\n  {m}" for m in case["message"].splitlines())
                 lines.append(
                     f"\n  The test:\n\n  ```python{test}\n  ```\n\n  What happened:\n\n  ```{said}\n  ```\n"

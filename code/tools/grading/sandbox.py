@@ -65,7 +65,6 @@ def _set_limits(request: dict) -> None:
 
 def _preimport() -> None:
     """Everything the chapters' exercises import, loaded before the guards go up."""
-    os.environ.setdefault("MPLBACKEND", "Agg")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -463,8 +462,9 @@ def _grade_questions(questions, run_case, check_world, emit, violations: list, t
         outcomes = []
         for case_name, body, hidden, points in cases:
             passed, kind, message = run_case(body)
+            code = "" if hidden else "\n".join(x[4:] for x in body.splitlines() if x[:4] in (">>> ", "... "))
             outcomes.append({"name": case_name, "hidden": hidden, "points": points, "passed": passed,
-                             "kind": kind, "message": message})  # fmt: skip
+                             "kind": kind, "message": message, "code": code})  # fmt: skip
             check_world()
         possible = sum(o["points"] for o in outcomes)
         score = sum(o["points"] for o in outcomes if o["passed"])
@@ -480,7 +480,6 @@ def main() -> int:
     token = sys.stdin.readline().strip()
     os.close(0)
     _set_limits(request)
-    os.environ["MPLBACKEND"] = "Agg"
     _preimport()
     from otter.test_files import OKTestFile  # before the stand-in for otter replaces it
 

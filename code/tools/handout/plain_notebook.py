@@ -20,6 +20,7 @@ import io
 import json
 import os
 import posixpath
+import pprint
 import re
 import threading
 from pathlib import Path
@@ -445,12 +446,9 @@ def glue_shows_cell(figures: dict[str, str], text: dict[str, tuple[str, str]]) -
     """The collapsed cell that makes ``glue`` show what it records (see ``GLUE_SHOWS``):
     ``figures`` {glued figure: the line printed above it}, ``text`` {glued value: (the format the
     text uses, the book's value or "")}."""
-    source = GLUE_SHOWS.format(figures=_dict_source(figures), text=_dict_source(text))
+    source = GLUE_SHOWS.format(figures=pprint.pformat(figures, width=100, sort_dicts=False),
+                               text=pprint.pformat(text, width=100, sort_dicts=False))  # fmt: skip
     return collapsed_cell(source, GLUE_SHOWS_TAG, "otter_ignore")
-
-
-def _dict_source(d: dict) -> str:
-    return "{\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in d.items()) + "}" if d else "{}"
 
 
 def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = ROOT) -> dict:
