@@ -173,10 +173,12 @@ def _interpret(frames: list[dict], chapter: Chapter, settings: Settings, killed:
     cells = next((f for f in frames if f["kind"] == "cells"), None)
     graded = {f["name"]: f for f in frames if f["kind"] == "question"}
     done = any(f["kind"] == "done" for f in frames)
-    refused, replaced = (frames[-1].get(k, []) if frames else [] for k in ("refused", "replaced"))
+    last = frames[-1] if frames else {}
+    refused, replaced = last.get("refused", []), last.get("replaced", [])
     scores = {q: float(graded[q]["score"]) if q in graded else 0.0 for q, _ in chapter.tests}
-    kinds = {kind for kind, _, _ in (cells or {}).get("problems", [])}
-    errors = [f"cell {index}: {message}" for _, index, message in (cells or {}).get("problems", [])]
+    problems = (cells or {}).get("problems", [])
+    kinds = {kind for kind, _, _ in problems}
+    errors = [f"cell {index}: {message}" for _, index, message in problems]
     for q, frame in graded.items():
         for case in frame["cases"]:
             if not case["passed"] and case["kind"] in ("timeout", "memory"):
