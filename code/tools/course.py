@@ -35,22 +35,14 @@ def toc_docs(root: Path = ROOT) -> list[str]:
     return docs
 
 
-def book_config(root: Path = ROOT) -> dict:
-    return yaml.safe_load((root / "_config.yml").read_text())
-
-
 def repository_url(root: Path = ROOT) -> str:
     """``repository.url`` of ``_config.yml``: the one place that names the repository."""
-    return str(book_config(root)["repository"]["url"]).rstrip("/")
+    return str(yaml.safe_load((root / "_config.yml").read_text())["repository"]["url"]).rstrip("/")
 
 
 def seqlab_version(root: Path = ROOT) -> str:
     text = (root / "code" / "pyproject.toml").read_text()
     return re.search(r'^version\s*=\s*"([^"]+)"', text, re.M).group(1)
-
-
-# ---------------------------------------------------------------------------------------------
-# notebooks: nbformat's nodes, each cell's source one string
 
 
 def read(path: Path) -> nbformat.NotebookNode:

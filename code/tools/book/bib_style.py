@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from docutils import nodes
 from pybtex.plugin import register_plugin
+from pybtex.richtext import Text
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
 from pybtex.style.labels import BaseLabelStyle
-from pybtex.style.sorting.author_year_title import SortingStyle
 
 
-def _surnames(entry) -> list[str]:
+def surnames(entry) -> list[str]:
+    """The authors' (or editors') last names, LaTeX decoded: "Popović", "van Merriënboer"."""
     people = entry.persons.get("author") or entry.persons.get("editor") or []
-    return [" ".join(p.prelast_names + p.last_names).replace("{", "").replace("}", "") for p in people]
+    return [Text.from_latex(" ".join(p.prelast_names + p.last_names)).render_as("text") for p in people]
 
 
 def who(names: list[str]) -> str:
@@ -28,7 +29,7 @@ def who(names: list[str]) -> str:
 class AuthorYearLabels(BaseLabelStyle):
     def format_labels(self, sorted_entries):
         for entry in sorted_entries:
-            yield f"{who(_surnames(entry)) or entry.key}, {entry.fields.get('year', 'n.d.')}"
+            yield f"{who(surnames(entry)) or entry.key}, {entry.fields.get('year', 'n.d.')}"
 
 
 class AuthorYearStyle(UnsrtStyle):
@@ -38,7 +39,6 @@ class AuthorYearStyle(UnsrtStyle):
 
 register_plugin("pybtex.style.labels", "authoryear", AuthorYearLabels)
 register_plugin("pybtex.style.formatting", "authoryear", AuthorYearStyle)
-assert SortingStyle  # the sorting style ships with pybtex
 
 
 def visit_citation(self, node):

@@ -22,10 +22,6 @@ from tools.book.solutions_switch import as_the_book_reads
 CACHE_ENV = "SEQLAB_NB_CACHE"
 
 
-def _cache_path() -> str | None:
-    return os.environ.get(CACHE_ENV) or None
-
-
 def _is_nbval_cell(item) -> bool:
     return type(item).__name__ == "IPyNbCell" and hasattr(item, "cell")
 
@@ -54,7 +50,7 @@ def pytest_terminal_summary(terminalreporter):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
-    if not (_cache_path() and _is_nbval_cell(item)):
+    if not (os.environ.get(CACHE_ENV) and _is_nbval_cell(item)):
         return
     report = outcome.get_result()
     notebook = item.parent
@@ -71,7 +67,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_runtest_teardown(item, nextitem):
-    path = _cache_path()
+    path = os.environ.get(CACHE_ENV)
     if not (path and _is_nbval_cell(item)):
         return
     notebook = item.parent

@@ -15,34 +15,21 @@ PROMPTS = {
 PROMPT_SHOW, PROMPT_HIDE = PROMPTS["public-test"]
 
 
-def set_course_prompts(doctree: nodes.Node) -> int:
-    """Give each hidden cell container in ``doctree`` tagged as in ``PROMPTS`` the course's prompts
-    where its metadata sets none; returns how many cells it changed."""
-    changed = 0
+def set_course_prompts(app, doctree: nodes.Node) -> None:
+    """Give each hidden cell container tagged as in ``PROMPTS`` the course's prompts where its
+    metadata sets none."""
     for node in doctree.findall(nodes.container):
-        if node.get("nb_element") != "cell_code" or not node.get("hide_mode"):
-            continue
         metadata = node.get("cell_metadata") or {}
         tags = [t for t in metadata.get("tags", []) if t in PROMPTS]
-        if not tags:
-            continue
-        show, hide = PROMPTS[tags[0]]
-        own = metadata.get("mystnb", {})
-        before = (node.get("prompt_show"), node.get("prompt_hide"))
-        if "code_prompt_show" not in own:
-            node["prompt_show"] = show
-        if "code_prompt_hide" not in own:
-            node["prompt_hide"] = hide
-        changed += before != (node.get("prompt_show"), node.get("prompt_hide"))
-    return changed
-
-
-def _on_doctree_read(app, doctree) -> None:
-    set_course_prompts(doctree)
+        if node.get("nb_element") == "cell_code" and node.get("hide_mode") and tags:
+            own = metadata.get("mystnb", {})
+            for key, prompt in zip(("prompt_show", "prompt_hide"), PROMPTS[tags[0]], strict=True):
+                if f"code_{key}" not in own:
+                    node[key] = prompt
 
 
 def setup(app):
     # doctree-read comes after myst-nb has made the cell containers and before its HideInputCells
     # post-transform turns "prompt_show" into the toggle's text
-    app.connect("doctree-read", _on_doctree_read)
+    app.connect("doctree-read", set_course_prompts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

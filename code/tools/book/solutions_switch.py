@@ -18,23 +18,13 @@ from docutils import nodes
 from tools.course import tags
 from tools.otter_format import strip_markers
 
-MODES = ("show", "remove")
-EXECUTION = ("force", "cache")
 
-
-def solutions_mode() -> str:
-    mode = os.environ.get("SEQLAB_SOLUTIONS", "show")
-    if mode not in MODES:
-        raise ValueError(f"SEQLAB_SOLUTIONS must be one of {MODES}, got {mode!r}")
+def _switch(name: str, allowed: tuple[str, ...]) -> str:
+    """The environment variable ``name`` ("" when unset), checked against ``allowed``."""
+    mode = os.environ.get(name, "")
+    if mode not in ("", *allowed):
+        raise ValueError(f"{name} must be one of {allowed}, got {mode!r}")
     return mode
-
-
-def execution_mode() -> str | None:
-    """``SEQLAB_EXECUTION`` if set (checked), else None: the book's own setting."""
-    mode = os.environ.get("SEQLAB_EXECUTION", "")
-    if mode and mode not in EXECUTION:
-        raise ValueError(f"SEQLAB_EXECUTION must be one of {EXECUTION}, got {mode!r}")
-    return mode or None
 
 
 def as_the_book_reads(notebook_text: str) -> str:
@@ -59,21 +49,12 @@ def drop_solution_cells(doctree: nodes.Node) -> int:
     return len(found)
 
 
-def _on_doctree_read(app, doctree) -> None:
-    if solutions_mode() == "remove":
-        drop_solution_cells(doctree)
-
-
-def _on_config_inited(app, config) -> None:
-    mode = execution_mode()
-    if mode:
-        config.nb_execution_mode = mode
-
-
 def setup(app):
-    solutions_mode()  # fail early on a misspelt mode
-    execution_mode()
-    app.connect("config-inited", _on_config_inited)
+    solutions = _switch("SEQLAB_SOLUTIONS", ("show", "remove"))  # read now: a misspelt mode fails early
+    execution = _switch("SEQLAB_EXECUTION", ("force", "cache"))  # unset: the book's own setting
+    if execution:
+        app.connect("config-inited", lambda app, config: setattr(config, "nb_execution_mode", execution))
+    if solutions == "remove":
+        app.connect("doctree-read", lambda app, doctree: drop_solution_cells(doctree))
     app.connect("source-read", _on_source_read)
-    app.connect("doctree-read", _on_doctree_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

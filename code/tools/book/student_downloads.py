@@ -24,7 +24,7 @@ def publish_student_notebooks(
     written: list[Path] = []
 
     def one(src: Path) -> tuple[Path, dict]:
-        return src, student.student_notebook(src, student.executed_copy(src, executed_dir, srcdir), srcdir)
+        return src, student.student_notebook(src, executed_dir, srcdir)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         for src, nb in pool.map(one, sources):

@@ -10,20 +10,18 @@ collapsed sections and the header's dropdown menus, so that hidden content is ch
 axe-core (bundled with ``axe-playwright-python``) runs the rules tagged ``wcag2a``, ``wcag2aa``,
 ``wcag21a`` and ``wcag21aa``.
 
-It prints one row per page (its violations, counted once per rule and element over the four
-states, and their rule ids), then every violation with its element and the states it occurs in,
-and exits 1 if any page has one. ``--json FILE`` writes the full results.
+It prints one row per page (its violations, once per rule and element over the four states, by
+rule id), then each violation with its element and states, and exits 1 if any page has one.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import json
 import multiprocessing
 import sys
 import threading
-from collections import defaultdict
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -33,45 +31,26 @@ TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 WIDTHS = (1280, 720)
 HEIGHT = 900
 
-# Unfold everything a reader can unfold. Returns how many things it opened.
+# Unfold everything a reader can unfold: <details>, togglebutton's buttons, the navigation tree,
+# the header's dropdown menus.
 UNFOLD_JS = """() => {
-  let opened = 0;
-  for (const d of document.querySelectorAll("details:not([open])")) { d.open = true; opened++; }
-  for (const b of document.querySelectorAll("button.toggle-button[aria-expanded='false']")) {
-    b.click(); opened++;
-  }
-  for (const c of document.querySelectorAll("input.toctree-checkbox")) {
-    if (!c.checked) { c.checked = true; opened++; }
-  }
+  for (const d of document.querySelectorAll("details:not([open])")) d.open = true;
+  for (const b of document.querySelectorAll("button.toggle-button[aria-expanded='false']")) b.click();
+  for (const c of document.querySelectorAll("input.toctree-checkbox")) c.checked = true;
   for (const t of document.querySelectorAll("[data-bs-toggle='dropdown'][aria-expanded='false']")) {
     const menu = t.parentElement && t.parentElement.querySelector(".dropdown-menu");
-    if (menu) { menu.classList.add("show"); t.setAttribute("aria-expanded", "true"); opened++; }
+    if (menu) { menu.classList.add("show"); t.setAttribute("aria-expanded", "true"); }
   }
-  return opened;
 }"""
 
 # Wait until MathJax (if the page loads it) has typeset the page.
-MATHJAX_JS = """async () => {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    await MathJax.startup.promise;
-  }
-  return true;
-}"""
-
+MATHJAX_JS = "async () => { if (window.MathJax?.startup?.promise) await MathJax.startup.promise; }"
 THEME_JS = "() => document.documentElement.dataset.theme || ''"
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, format, *args):  # noqa: A002 (the base class's name)
         pass
-
-
-def serve(root: Path) -> tuple[ThreadingHTTPServer, str]:
-    """A static file server for ``root`` on a free port of 127.0.0.1, in a daemon thread."""
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def pages(root: Path) -> list[str]:
@@ -153,17 +132,20 @@ def check_page(browser, axe, url: str, widths=WIDTHS) -> list[tuple[str, list[di
         context.close()
 
 
-def check_site(root: Path, only: list[str] | None = None, widths=WIDTHS, workers: int = 2) -> dict[str, dict]:
-    """{page: {"states": [...], "violations": {(rule, target): {...}}}} over every page, the pages
-    shared among ``workers`` processes, each driving a browser of its own."""
+def check_site(root: Path, widths=WIDTHS, workers: int = 2) -> dict[str, dict]:
+    """{page: {"states": [...], "violations": {"rule target": {rule, impact, help, target, html,
+    summary, states}}}} over every page; a page that cannot be loaded fails as a "check-error".
+    The pages are shared among ``workers`` processes, each driving a browser of its own."""
     if not Path(CHROMIUM).exists():
         raise FileNotFoundError(f"{CHROMIUM} is missing: apt-get install -y chromium")
-    names = [p for p in pages(root) if not only or any(o in p for o in only)]
-    server, base = serve(root)
-    try:
-        shares = [names[i::workers] for i in range(min(workers, len(names)))]
-        spawn = multiprocessing.get_context("spawn")  # no fork of this process's server thread
-        with ProcessPoolExecutor(len(shares), mp_context=spawn) as pool:
+    names = pages(root)
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    shares = [names[i::workers] for i in range(min(workers, len(names)))]
+    try:  # spawned, not forked: a fork would copy this process's server thread
+        with ProcessPoolExecutor(len(shares), mp_context=multiprocessing.get_context("spawn")) as pool:
             parts = pool.map(_check_pages, [base] * len(shares), shares, [widths] * len(shares))
             found = {name: entry for part in parts for name, entry in part.items()}
     finally:
@@ -177,110 +159,54 @@ def _check_pages(base: str, names: list[str], widths) -> dict[str, dict]:
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
-    axe = Axe()
-    report: dict[str, dict] = {}
+    axe, report = Axe(), {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            for name in names:
-                entry = {"states": [], "violations": {}}
-                try:
-                    states = check_page(browser, axe, f"{base}/{name}", widths)
-                except PlaywrightError as err:  # reported as a failure, not skipped
-                    states = [("load", [_error(err)])]
-                for state, violations in states:
-                    entry["states"].append(state)
-                    for v in violations:
-                        for node in v["nodes"]:
-                            target = " ".join(map(str, node.get("target", [])))
-                            found = entry["violations"].setdefault(
-                                f"{v['id']} {target}",
-                                {
-                                    "rule": v["id"],
-                                    "impact": v.get("impact"),
-                                    "help": v.get("help"),
-                                    "target": target,
-                                    "html": node.get("html", "")[:200],
-                                    "summary": node.get("failureSummary", ""),
-                                    "states": [],
-                                },
-                            )
-                            found["states"].append(state)
-                report[name] = entry
-                counts = _by_rule(entry)
-                print(f"checked {name}: {sum(counts.values())} violation(s)", file=sys.stderr, flush=True)
-        finally:
-            browser.close()
+        for name in names:
+            try:
+                states = check_page(browser, axe, f"{base}/{name}", widths)
+            except PlaywrightError as err:
+                node = {"target": ["html"], "html": "", "failureSummary": str(err).split("\n")[0]}
+                states = [("load", [{"id": "check-error", "impact": "critical", "nodes": [node],
+                                     "help": "the page could not be checked"}])]  # fmt: skip
+            entry = report[name] = {"states": [state for state, _ in states], "violations": {}}
+            for state, v, node in (
+                (s, rule, n) for s, found in states for rule in found for n in rule["nodes"]
+            ):
+                target = " ".join(map(str, node.get("target", [])))
+                found = entry["violations"].setdefault(f"{v['id']} {target}", {
+                    "rule": v["id"], "impact": v.get("impact"), "help": v.get("help"), "target": target,
+                    "html": node.get("html", "")[:200], "summary": node.get("failureSummary", ""),
+                    "states": []})  # fmt: skip
+                found["states"].append(state)
+            print(f"checked {name}: {len(entry['violations'])} violation(s)", file=sys.stderr, flush=True)
+        browser.close()
     return report
-
-
-def _error(err: Exception) -> dict:
-    """A page the check could not run on, as a violation of its own, so that it fails the check."""
-    first = str(err).splitlines()[0] if str(err) else type(err).__name__
-    return {
-        "id": "check-error",
-        "impact": "critical",
-        "help": "the page could not be checked",
-        "nodes": [{"target": ["html"], "html": "", "failureSummary": first}],
-    }
-
-
-def _by_rule(entry: dict) -> dict[str, int]:
-    counts: dict[str, int] = defaultdict(int)
-    for v in entry["violations"].values():
-        counts[v["rule"]] += 1
-    return dict(sorted(counts.items()))
-
-
-def table(report: dict[str, dict]) -> str:
-    """The per-page summary: page, violations, by rule id."""
-    rows = [("page", "violations", "by rule id")]
-    for name, entry in report.items():
-        counts = _by_rule(entry)
-        rules = ", ".join(f"{r} {n}" for r, n in counts.items()) or "-"
-        rows.append((name, str(sum(counts.values())), rules))
-    w0 = max(len(r[0]) for r in rows)
-    w1 = max(len(r[1]) for r in rows)
-    lines = [f"{a:<{w0}}  {b:>{w1}}  {c}" for a, b, c in rows]
-    lines.insert(1, "-" * len(lines[0]))
-    return "\n".join(lines)
-
-
-def details(report: dict[str, dict]) -> str:
-    out = []
-    for name, entry in report.items():
-        for v in entry["violations"].values():
-            out.append(
-                f"{name}: {v['rule']} ({v['impact']}) {v['target']}\n"
-                f"    {v['help']}; in {', '.join(v['states'])}\n    {v['html']}\n"
-                + "".join(f"    | {line}\n" for line in v["summary"].splitlines())
-            )
-    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("site", nargs="?", type=Path, default=Path("_build/html"), help="the built site")
-    ap.add_argument("--only", nargs="*", help="only the pages whose path contains one of these")
-    ap.add_argument("--json", type=Path, help="write every violation found to this file")
-    ap.add_argument("--workers", type=int, default=2, help="browsers checking pages at once (default 2)")
     args = ap.parse_args(argv)
     try:
-        report = check_site(args.site.resolve(), args.only, workers=args.workers)
+        report = check_site(args.site.resolve())
     except (ValueError, FileNotFoundError) as err:
         ap.error(str(err))
-    print(table(report))
-    failing = {n: e for n, e in report.items() if e["violations"]}
-    if failing:
-        print("\n" + details(failing))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1))
+    width = max(len(name) for name in report)
+    for name, entry in report.items():
+        rules = Counter(v["rule"] for v in entry["violations"].values())
+        by_rule = ", ".join(f"{r} {n}" for r, n in sorted(rules.items())) or "-"
+        print(f"{name:<{width}}  {len(entry['violations']):>3}  {by_rule}")
+    for name, entry in report.items():
+        for v in entry["violations"].values():
+            print(f"\n{name}: {v['rule']} ({v['impact']}) {v['target']}\n    {v['help']}; in "
+                  f"{', '.join(v['states'])}\n    {v['html']}")  # fmt: skip
+            print("".join(f"    | {line}\n" for line in v["summary"].splitlines()), end="")
     states = sorted({s for e in report.values() for s in e["states"]})
+    failing = [name for name, entry in report.items() if entry["violations"]]
     total = sum(len(e["violations"]) for e in report.values())
-    print(
-        f"\naxe-core, rules tagged {', '.join(TAGS)}: {len(report)} page(s), each in the states "
-        f"{', '.join(states)}; {total} violation(s) on {len(failing)} page(s)"
-    )
+    print(f"\naxe-core, rules tagged {', '.join(TAGS)}: {len(report)} page(s), each in the states "
+          f"{', '.join(states)}; {total} violation(s) on {len(failing)} page(s)")  # fmt: skip
     return 1 if failing else 0
 
 

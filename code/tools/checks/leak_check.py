@@ -53,10 +53,8 @@ def needles(notebooks: list[Path]) -> tuple[list[tuple[str, str]], list[tuple[st
     shown = "\n".join(public)  # a line inside a longer public line is not distinctive either
 
     def distinctive(items):
-        keep = lambda x: (
-            len(x) >= MIN_LEN and x not in shown and "TEST CONFIG" not in x and not FRAGMENT.search(x)
-        )  # noqa: E731
-        return [(w, x) for w, x in items if keep(x)]
+        return [(where, x) for where, x in items if len(x) >= MIN_LEN and x not in shown
+                and "TEST CONFIG" not in x and not FRAGMENT.search(x)]  # fmt: skip
 
     return distinctive(hidden), distinctive(solutions)
 
@@ -69,19 +67,18 @@ def built_text(path: Path) -> str | None:
     text = data.decode("utf-8", errors="replace")
     if path.suffix in (".html", ".htm"):
         return html.unescape(re.sub(r"<[^>]+>", "", text))
-    if path.suffix in (".ipynb", ".json"):
+    if path.suffix in (".ipynb", ".json"):  # the strings, unescaped
         try:
-            stack, found = [json.loads(text)], []
+            return "\n".join(_strings(json.loads(text)))
         except ValueError:
             return text
-        while stack:
-            x = stack.pop()
-            if isinstance(x, str):
-                found.append(x)
-            elif isinstance(x, (list, dict)):
-                stack.extend(x.values() if isinstance(x, dict) else x)
-        return "\n".join(found)
     return text
+
+
+def _strings(x) -> list[str]:
+    if isinstance(x, (list, dict)):
+        return [s for item in (x.values() if isinstance(x, dict) else x) for s in _strings(item)]
+    return [x] if isinstance(x, str) else []
 
 
 def leaked_solutions(flat: str, solution_lines: list[tuple[str, str]], shared: set[str]) -> set[str]:

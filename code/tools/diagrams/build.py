@@ -8,7 +8,6 @@ salt, text kept as text), so the files change only when a drawing does, and
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import io
 import sys
@@ -25,14 +24,10 @@ OUT = ROOT / "chapters" / "images"
 SVG_RC = {"svg.hashsalt": "seqlab", "svg.fonttype": "none", "font.family": "DejaVu Sans"}
 
 
-def modules() -> list[str]:
-    return sorted(p.stem for p in HERE.glob("*.py") if p.stem not in ("style", "build", "__init__"))
-
-
 def diagrams() -> dict[str, object]:
     """{name: drawing function} over every chapter module; names are unique."""
     found: dict[str, object] = {}
-    for name in modules():
+    for name in sorted(p.stem for p in HERE.glob("*.py") if p.stem not in ("style", "build", "__init__")):
         for stem, draw in importlib.import_module(f"tools.diagrams.{name}").DIAGRAMS.items():
             if stem in found:
                 raise ValueError(f"diagram {stem!r} is defined twice")
@@ -50,17 +45,11 @@ def render(draw) -> bytes:
     return buffer.getvalue()
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("names", nargs="*", help="only these diagrams (default: all)")
-    ap.add_argument("--out", type=Path, default=OUT)
-    args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+def main() -> int:
+    OUT.mkdir(parents=True, exist_ok=True)
     for stem, draw in diagrams().items():
-        if args.names and stem not in args.names:
-            continue
-        (args.out / f"{stem}.svg").write_bytes(render(draw))
-        print(f"wrote {args.out / stem}.svg")
+        (OUT / f"{stem}.svg").write_bytes(render(draw))
+        print(f"wrote {OUT / stem}.svg")
     return 0
 
 

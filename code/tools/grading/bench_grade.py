@@ -15,7 +15,6 @@ import os
 import sys
 import tempfile
 import time
-from argparse import RawDescriptionHelpFormatter as RAW
 from pathlib import Path
 
 from tools.course import chapters, write
@@ -42,7 +41,9 @@ def make_submissions(dist: Path, out: Path, n: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--n", type=int, default=40)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--dist", type=Path, default=Path("dist"))

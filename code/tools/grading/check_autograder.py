@@ -5,7 +5,7 @@ Per chapter, in a fresh temporary folder: unpack the zip, install the ``pip:`` l
 Python, from the zip's folder (so its relative wheel path resolves), then ``otter run`` the student
 notebook with every reference solution (must score full marks) and untouched (must score less).
 
-    python -m tools.grading.check_autograder --dist dist [--only NAME ...] [--keep]
+    python -m tools.grading.check_autograder --dist dist [--only NAME ...] [--jobs N]
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,18 +27,8 @@ import yaml
 from tools.course import ROOT, chapters, read, write
 from tools.otter_format import fill, has_exercises, questions, solutions
 
-
-def base_python() -> str:
-    """The interpreter this one was made from (a venv's base), so the new venv shares nothing."""
-    return getattr(sys, "_base_executable", None) or sys.executable
-
-
-def pip_lines(environment_yml: str) -> list[str]:
-    env = yaml.safe_load(environment_yml)
-    for dep in env.get("dependencies", []):
-        if isinstance(dep, dict) and "pip" in dep:
-            return [str(x) for x in dep["pip"]]
-    raise ValueError("environment.yml has no pip: list")
+# the interpreter this one was made from (a venv's base), so that the new venv shares nothing
+BASE_PYTHON = getattr(sys, "_base_executable", None) or sys.executable
 
 
 def score(results_json: Path) -> tuple[float, float]:
@@ -47,8 +36,7 @@ def score(results_json: Path) -> tuple[float, float]:
     results = json.loads(results_json.read_text())
     tests = results.get("tests", [])
     got = results.get("score", sum(t.get("score", 0) or 0 for t in tests))
-    possible = sum(t.get("max_score", 0) or 0 for t in tests)
-    return float(got), float(possible)
+    return float(got), float(sum(t.get("max_score", 0) or 0 for t in tests))
 
 
 def run(cmd: list[str], cwd: Path, log: Path) -> None:
@@ -63,25 +51,25 @@ def run(cmd: list[str], cwd: Path, log: Path) -> None:
         raise RuntimeError(f"`{' '.join(cmd[:4])} ...` failed ({result.returncode}); log {log}:\n{tail}")
 
 
-def check(name: str, dist: Path, work: Path) -> dict:
+def check(name: str, dist: Path, work: Path) -> bool:
+    """Grade a correct and an untouched notebook with the zip of ``name``; prints and returns the verdict."""
     zips = sorted((dist / name / "autograder").glob("*.zip"))
     handout = dist / name / "student" / f"{name}.ipynb"
     if not zips or not handout.is_file():
         raise FileNotFoundError(f"no autograder zip or student notebook for {name} under {dist}")
-    zip_path = zips[-1]
-    log = work / "log.txt"
-    source = work / "source"  # only the zip's contents, as Gradescope unpacks it
+    zip_path, log, source = zips[-1], work / "log.txt", work / "source"  # the zip's contents only
     with zipfile.ZipFile(zip_path) as archive:
         archive.extractall(source)
-    lines = pip_lines((source / "environment.yml").read_text())
+    environment = yaml.safe_load((source / "environment.yml").read_text())
+    (pip_list,) = [
+        dep["pip"] for dep in environment["dependencies"] if isinstance(dep, dict) and "pip" in dep
+    ]
     requirements = source / "requirements-from-environment.txt"
-    requirements.write_text("\n".join(lines) + "\n")
-
-    start = time.perf_counter()
-    env = work / "env"
-    run([base_python(), "-m", "venv", str(env)], work, log)
-    pip = [str(env / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
-    run([*pip, "install", "-r", requirements.name], source, log)
+    requirements.write_text("".join(f"{line}\n" for line in pip_list))
+    start, env = time.perf_counter(), work / "env"
+    run([BASE_PYTHON, "-m", "venv", str(env)], work, log)
+    run([str(env / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "install", "-r",
+         requirements.name], source, log)  # fmt: skip
     install_s = time.perf_counter() - start
 
     chapter = ROOT / "chapters" / f"{name}.ipynb"
@@ -95,16 +83,17 @@ def check(name: str, dist: Path, work: Path) -> dict:
         scores[kind] = score(folder / "results.json")
     (correct, possible), (untouched, _) = scores["correct"], scores["untouched"]
     ok = possible > 0 and correct == possible and untouched < possible
-    wheels = sorted(p.name for p in source.rglob("*.whl"))
-    return {"chapter": name, "install_s": install_s, "possible": possible, "correct": correct,
-            "untouched": untouched, "ok": ok, "wheel_files": wheels}  # fmt: skip
+    wheels = ", ".join(sorted(p.name for p in source.rglob("*.whl")))
+    of = f"/{possible:g}"
+    print(f"{name}: fresh install {install_s:.0f} s ({wheels}); correct {correct:g}{of}, "
+          f"untouched {untouched:g}{of}: {'ok' if ok else 'FAILED'}", flush=True)  # fmt: skip
+    return ok
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     parser.add_argument("--dist", type=Path, default=ROOT / "dist")
     parser.add_argument("--only", nargs="*", help="chapter names (file stems); default all with exercises")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folders (printed)")
     parser.add_argument("--jobs", type=int, default=1, help="zips checked at once (default 1)")
     args = parser.parse_args(argv)
     names = [nb.stem for nb in chapters() if has_exercises(nb)]
@@ -114,27 +103,16 @@ def main(argv: list[str] | None = None) -> int:
         names = [n for n in names if n in args.only]
     dist = args.dist.resolve()
     failed = []
-    print(f"base Python {base_python()}; each zip gets a fresh venv and its environment.yml's pip list")
+    print(f"base Python {BASE_PYTHON}; each zip gets a fresh venv and its environment.yml's pip list")
 
     def one(name: str) -> None:
-        work = Path(tempfile.mkdtemp(prefix=f"check-autograder-{name}-"))
-        try:
-            r = check(name, dist, work)
-            verdict = "ok" if r["ok"] else "FAILED"
-            of = f"/{r['possible']:g}"
-            print(f"{name}: fresh install {r['install_s']:.0f} s ({', '.join(r['wheel_files'])}); "
-                  f"correct {r['correct']:g}{of}, untouched {r['untouched']:g}{of}: {verdict}",
-                  flush=True)  # fmt: skip
-            if not r["ok"]:
+        with tempfile.TemporaryDirectory(prefix=f"check-autograder-{name}-") as work:
+            try:
+                if not check(name, dist, Path(work)):
+                    failed.append(name)
+            except Exception as exc:  # one broken zip does not stop the others
+                print(f"{name}: FAILED: {exc}", flush=True)
                 failed.append(name)
-        except Exception as exc:  # one broken zip does not stop the others
-            print(f"{name}: FAILED: {exc}", flush=True)
-            failed.append(name)
-        finally:
-            if args.keep:
-                print(f"  kept {work}")
-            else:
-                shutil.rmtree(work, ignore_errors=True)
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         list(pool.map(one, names))

@@ -2,21 +2,20 @@
 
     python sandbox.py REQUEST.json      (the parent writes a one-time token on stdin)
 
-``REQUEST.json`` (written by the parent, in a folder the submission cannot touch) names the
-submission, the chapter's tests (the OK-format files of its autograder zip), the working folder
-the submission runs in, the results file, and the limits. The child
+``REQUEST.json`` (in a folder the submission cannot touch) names the submission, the chapter's
+OK-format test files, the working folder, the results file and the limits. The child
 
 1. reads everything it needs and imports torch, seqlab and friends;
-2. installs its guards: a memory limit and a file-size limit (``resource``), a per-cell and
-   per-question alarm, an audit hook (PEP 578, cannot be removed) that refuses, while the
-   submission's code runs, to open files outside the working folder and the Python installation,
-   to start processes, open sockets, load C libraries, inspect frames or the garbage collector,
-   and stand-ins for ``os._exit`` and for starting threads;
-3. runs the submission's code cells (lesson cells tagged ``otter_ignore`` excepted) one by one,
-   each under the cell time limit; a cell that fails is recorded and the next one runs;
+2. installs its guards: memory and file-size limits (``resource``), a per-cell and per-question
+   alarm, an audit hook (PEP 578, cannot be removed) that refuses, while submission code runs,
+   to open files outside the working folder and the Python installation, start processes or
+   threads, open sockets, load C libraries, inspect frames or the garbage collector, and a
+   stand-in for ``os._exit``;
+3. runs the submission's code cells (``otter_ignore`` lesson cells excepted) one by one, under
+   the cell time limit; a cell that fails is recorded and the next one runs;
 4. puts back every function of torch, numpy, seqlab, the standard library and this grader that
-   the submission replaced (and says so), pops torch function modes the submission left on;
-5. runs each question's test cases, the hidden ones included, and after each question sends a
+   the submission replaced (and says so), and pops torch modes it left on;
+5. runs each question's test cases, hidden ones included, and after each question appends a
    line ``TOKEN JSON`` to the results file (opened only while no submission code runs).
 
 Threat model. The submission and the tests share one Python process, as with ``otter run`` and
@@ -58,19 +57,14 @@ class Refused(PermissionError):
 
 
 def _set_limits(request: dict) -> None:
-    memory, size = int(request["memory_bytes"]), int(request["file_bytes"])
-    for limit, value in (
-        (resource.RLIMIT_AS, memory),
-        (resource.RLIMIT_FSIZE, size),
-        (resource.RLIMIT_CORE, 0),
-    ):
-        resource.setrlimit(limit, (value, value))
+    for limit, value in ((resource.RLIMIT_AS, request["memory_bytes"]), (resource.RLIMIT_CORE, 0),
+                         (resource.RLIMIT_FSIZE, request["file_bytes"])):  # fmt: skip
+        resource.setrlimit(limit, (int(value), int(value)))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
 
 
 def _preimport() -> None:
     """Everything the chapters' exercises import, loaded before the guards go up."""
-    os.environ.setdefault("MPLBACKEND", "Agg")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -277,7 +271,7 @@ def _make_guard(workdir: str, read_roots: list[str], violations: list[str]):
                 frame = getattr(args[0], args[1], None)
                 if not library_frame(frame):
                     refuse(f"inspecting the frames of the submission or of the grader ({args[1]})")
-        elif event in refused_always or event.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
+        elif event in refused_always:
             refuse(event)
 
     def hook(event, args):
@@ -306,13 +300,6 @@ def _make_guard(workdir: str, read_roots: list[str], violations: list[str]):
 
 def _exit_stand_in(code=0):
     raise SubmissionExit(f"os._exit({code})")
-
-
-def _transform(source: str) -> str:
-    """Notebook cell source to plain Python (IPython magics become ``get_ipython()`` calls)."""
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    return TransformerManager().transform_cell(source)
 
 
 def _describe(exc: BaseException, limits: dict) -> tuple[str, str]:
@@ -376,42 +363,43 @@ def _make_stopper(switch):
     return arm, disarm
 
 
-def _make_runner(env: dict, limits: dict, switch, violations: list[str], tamper_log: list[str], saved: dict):
-    """The closure that runs one test case; everything it uses is bound now, not looked up later."""
-    parse = doctest.DocTestParser().parse
-    example_type = doctest.Example
-    compile_, exec_ = builtins.compile, builtins.exec
+def _make_runner(env: dict, limits: dict, switch, tamper_log: list[str], saved: dict):
+    """(run, run_case, check_world), closures: everything they use is bound now, not looked up
+    later, when the submission may have replaced it."""
+    parse, example_type = doctest.DocTestParser().parse, doctest.Example
+    compile_, exec_, discard = builtins.compile, builtins.exec, _Discard
     string_io, stdout_to, stderr_to = io.StringIO, redirect_stdout, redirect_stderr
     describe, restore, reset = _describe, _restore, _reset_torch_state
     timeout = float(limits["test_timeout"])
     arm, disarm = _make_stopper(switch)
 
+    def run(code, seconds: float) -> BaseException | None:
+        """Run submission code, guarded and timed; what it raised, if anything."""
+        arm(seconds)
+        switch(True)
+        try:
+            exec_(code, env)
+        except BaseException as exc:  # noqa: BLE001 - anything submission code raises is its own
+            return exc
+        finally:
+            switch(False)
+            disarm()
+            sys.stdout = sys.stderr = discard()
+        return None
+
     def run_case(body: str) -> tuple[bool, str, str]:
         """(passed, kind, message) of one test case run in the submission's namespace."""
-        examples = [e for e in parse(body) if isinstance(e, example_type)]
-        output = string_io()
-        for number, example in enumerate(examples, 1):
-            arm(timeout)
-            switch(True)
-            try:
-                with stdout_to(output), stderr_to(output):
-                    exec_(compile_(example.source, "<test>", "single"), env)
-                failure = None
-            except BaseException as exc:  # noqa: BLE001 - a test case fails on anything
-                failure = exc
-            finally:
-                switch(False)
-                disarm()
+        for number, example in enumerate((e for e in parse(body) if isinstance(e, example_type)), 1):
+            output = string_io()
+            with stdout_to(output), stderr_to(output):
+                failure = run(compile_(example.source, "<test>", "single"), timeout)
             if failure is not None:
                 kind, message = describe(failure, {**limits, "cell_timeout": timeout})
                 line = example.source.strip().splitlines()[0][:160]
                 return False, kind, f"line {number}: {line}\n{message}"
-            printed = output.getvalue()
-            if printed.strip() != example.want.strip():
-                got = printed.strip()[:200]
+            if output.getvalue().strip() != example.want.strip():
+                got = output.getvalue().strip()[:200]
                 return False, "error", f"line {number} printed {got!r}, expected {example.want.strip()!r}"
-            output.seek(0)
-            output.truncate()
         return True, "", ""
 
     def check_world() -> None:
@@ -420,7 +408,7 @@ def _make_runner(env: dict, limits: dict, switch, violations: list[str], tamper_
             if name not in tamper_log:
                 tamper_log.append(name)
 
-    return run_case, check_world
+    return run, run_case, check_world
 
 
 def _read_questions(tests: list, ok_test_file) -> list[tuple[str, list, bool]]:
@@ -438,45 +426,33 @@ def _read_questions(tests: list, ok_test_file) -> list[tuple[str, list, bool]]:
 def _code_cells(path: str) -> list[tuple[int, str]]:
     """(index, source) of the submission's code cells, lesson cells (``otter_ignore``) left out."""
     with open(path, encoding="utf-8") as handle:
-        notebook = json.load(handle)
-    cells = []
-    for index, cell in enumerate(notebook.get("cells", [])):
-        if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            if "otter_ignore" not in ((cell.get("metadata") or {}).get("tags") or []):
-                source = cell.get("source", "")
-                cells.append((index, "".join(source) if isinstance(source, list) else str(source)))
-    return cells
+        cells = json.load(handle).get("cells", [])
+    return [
+        (i, "".join(c.get("source", "")) if isinstance(c.get("source"), list) else str(c.get("source", "")))
+        for i, c in enumerate(cells)
+        if isinstance(c, dict) and c.get("cell_type") == "code"
+        and "otter_ignore" not in ((c.get("metadata") or {}).get("tags") or [])
+    ]  # fmt: skip
 
 
-def _run_cells(cells, env: dict, transform, limits: dict, switch, arm, disarm) -> list[tuple]:
-    """Run the submission's cells one by one, guarded and under the cell time limit.
+def _run_cells(cells, run, limits: dict) -> list[tuple]:
+    """Run the submission's cells one by one, each under the cell time limit; the problems,
+    ``(kind, cell index, message)``: a cell that fails costs only its own question."""
+    from IPython.core.inputtransformer2 import TransformerManager  # magics: get_ipython() calls
 
-    Returns the problems, ``(kind, cell index, message)``: a cell that fails is recorded and the
-    next one runs, so a broken answer costs only its own question.
-    """
     problems = []
     for index, source in cells:
         try:
-            code = compile(transform(source), f"<cell {index}>", "exec")
+            code = compile(TransformerManager().transform_cell(source), f"<cell {index}>", "exec")
         except SyntaxError as exc:
             problems.append(("syntax", index, f"SyntaxError: {exc.msg} (line {exc.lineno})"))
             continue
         except Exception as exc:  # noqa: BLE001 - a cell the transformer cannot read
             problems.append(("syntax", index, f"{type(exc).__name__}: {exc}"[:240]))
             continue
-        arm(limits["cell_timeout"])
-        switch(True)
-        try:
-            exec(code, env)
-        except BaseException as exc:  # noqa: BLE001 - anything a cell raises is the submission's
-            switch(False)
-            disarm()
-            kind, message = _describe(exc, limits)
+        if (failure := run(code, limits["cell_timeout"])) is not None:
+            kind, message = _describe(failure, limits)
             problems.append((kind, index, message))
-        finally:
-            switch(False)
-            disarm()
-        sys.stdout = sys.stderr = _Discard()
     return problems
 
 
@@ -486,9 +462,9 @@ def _grade_questions(questions, run_case, check_world, emit, violations: list, t
         outcomes = []
         for case_name, body, hidden, points in cases:
             passed, kind, message = run_case(body)
+            code = "" if hidden else "\n".join(x[4:] for x in body.splitlines() if x[:4] in (">>> ", "... "))
             outcomes.append({"name": case_name, "hidden": hidden, "points": points, "passed": passed,
-                             "kind": kind, "message": message})  # fmt: skip
-            sys.stdout = sys.stderr = _Discard()
+                             "kind": kind, "message": message, "code": code})  # fmt: skip
             check_world()
         possible = sum(o["points"] for o in outcomes)
         score = sum(o["points"] for o in outcomes if o["passed"])
@@ -504,7 +480,6 @@ def main() -> int:
     token = sys.stdin.readline().strip()
     os.close(0)
     _set_limits(request)
-    os.environ["MPLBACKEND"] = "Agg"
     _preimport()
     from otter.test_files import OKTestFile  # before the stand-in for otter replaces it
 
@@ -544,7 +519,7 @@ def main() -> int:
     _thread.start_new_thread = threading._start_new_thread = no_threads
     env: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: _Nothing()}
     saved = _snapshot(_watched())
-    run_case, check_world = _make_runner(env, limits, switch, violations, tamper_log, saved)
+    run, run_case, check_world = _make_runner(env, limits, switch, tamper_log, saved)
     global _ERR_FD
     _ERR_FD = os.dup(2)
     null = os.open(os.devnull, os.O_WRONLY)
@@ -553,8 +528,7 @@ def main() -> int:
     sys.stdout = sys.stderr = _Discard()
     sys.addaudithook(hook)
 
-    arm, disarm = _make_stopper(switch)
-    cell_problems = _run_cells(cells, env, _transform, limits, switch, arm, disarm)
+    cell_problems = _run_cells(cells, run, limits)
     check_world()
     emit("cells", {"problems": cell_problems, "refused": list(violations), "replaced": list(tamper_log)})
     _grade_questions(questions, run_case, check_world, emit, violations, tamper_log)

@@ -20,12 +20,13 @@ import io
 import json
 import os
 import posixpath
+import pprint
 import re
 import threading
 from pathlib import Path
 from types import SimpleNamespace
 
-from tools.book.bib_style import who
+from tools.book.bib_style import AuthorYearStyle, surnames, who
 from tools.course import ROOT, collapsed_cell, read, repository_url, tags, toc_docs
 
 GLUE_PREFIX = "application/papermill.record/"
@@ -75,10 +76,11 @@ def site_url(root: Path = ROOT) -> str:
     return f"https://{m.group(1).lower()}.github.io/{m.group(2)}/" if m else url.rstrip("/") + "/"
 
 
-def _markdown_of(root: Path, doc: str) -> list[str]:
+def _markdown(root: Path, doc: str) -> str:
+    """The Markdown of a page: a notebook's Markdown cells, or a ``.md`` file ("" if neither)."""
     if (root / f"{doc}.ipynb").is_file():
-        return [c["source"] for c in read(root / f"{doc}.ipynb").cells if c["cell_type"] == "markdown"]
-    return [(root / f"{doc}.md").read_text(encoding="utf-8")] if (root / f"{doc}.md").is_file() else []
+        return "\n\n".join(c.source for c in read(root / f"{doc}.ipynb").cells if c.cell_type == "markdown")
+    return (root / f"{doc}.md").read_text(encoding="utf-8") if (root / f"{doc}.md").is_file() else ""
 
 
 def _chapter_docs(root: Path) -> list[str]:
@@ -87,25 +89,18 @@ def _chapter_docs(root: Path) -> list[str]:
 
 @functools.cache
 def titles(root: Path = ROOT) -> dict[str, str]:
-    """{doc name relative to the root, e.g. "chapters/lstm": its first heading}."""
-    found = {}
-    for doc in _chapter_docs(root):
-        if m := next(filter(None, map(HEADING.search, _markdown_of(root, doc))), None):
-            found[doc] = m.group(1).strip()
-    if (root / "intro.md").exists():
-        m = HEADING.search((root / "intro.md").read_text(encoding="utf-8"))
-        found["intro"] = m.group(1).strip() if m else "Introduction"
-    return found
+    """{doc name relative to the root, e.g. "chapters/lstm" or "intro": its first heading}."""
+    found = {doc: HEADING.search(_markdown(root, doc)) for doc in ["intro", *_chapter_docs(root)]}
+    return {doc: m.group(1).strip() for doc, m in found.items() if m}
 
 
 def _named_figures(root: Path, docs: list[str], kinds=None):
     """(doc, name, body) of every named directive of ``docs`` (of the ``kinds`` given)."""
     for doc in docs:
-        for text in _markdown_of(root, doc):
-            for m in DIRECTIVE.finditer(text):
-                options, body = _options(m.group("body"))
-                if options.get("name") and (kinds is None or m.group("name") in kinds):
-                    yield doc, options["name"], body
+        for m in DIRECTIVE.finditer(_markdown(root, doc)):
+            options, body = _options(m.group("body"))
+            if options.get("name") and (kinds is None or m.group("name") in kinds):
+                yield doc, options["name"], body
 
 
 @functools.cache
@@ -123,42 +118,19 @@ def figure_numbers(root: Path = ROOT) -> dict[str, int]:
 
 
 @functools.cache
-def bibliography(root: Path = ROOT) -> dict[str, dict]:
-    """{key: {"authors": [last names], "full", "year", "title", "venue", "url"}} from ``references.bib``."""
+def bibliography(root: Path = ROOT) -> dict[str, tuple[str, str, str]]:
+    """{key: (authors as the text names them, year, the reference in Markdown)} from
+    ``references.bib``, formatted by the book's own style (``bib_style``)."""
     from pybtex.database import parse_file
 
     if not (root / "references.bib").is_file():
         return {}
-    found = {}
-    for key, entry in parse_file(str(root / "references.bib")).entries.items():
-        people, f = entry.persons.get("author", []), entry.fields
-        venue = f.get("journal") or f.get("booktitle") or f.get("publisher") or f.get("howpublished") or ""
-        found[key] = {
-            "authors": [_latex_free(" ".join(p.last_names)) for p in people],
-            "full": [
-                _latex_free(" ".join(p.first_names + p.middle_names + p.prelast_names + p.last_names))
-                for p in people
-            ],  # fmt: skip
-            "year": f.get("year", "n.d."),
-            "title": _latex_free(f.get("title", "")),
-            "venue": _latex_free(venue),
-            "url": f.get("url", "") or (f"https://doi.org/{f['doi']}" if f.get("doi") else ""),
-        }
+    found, database = {}, parse_file(str(root / "references.bib"))
+    for formatted in AuthorYearStyle().format_entries(database.entries.values()):
+        entry = database.entries[formatted.key]
+        found[formatted.key] = (who(surnames(entry)) or formatted.key, entry.fields.get("year", "n.d."),
+                                formatted.text.render_as("markdown").replace("\n", " "))  # fmt: skip
     return found
-
-
-def _latex_free(text: str) -> str:
-    import codecs
-
-    import latexcodec  # noqa: F401  (registers the "ulatex" codec; pybtex depends on it)
-
-    text = re.sub(r"\\L(?=[a-z])", "Ł", re.sub(r"\\l(?=[a-z])", "ł", text))
-    try:
-        text = codecs.decode(text, "ulatex")
-    except ValueError:
-        pass
-    text = re.sub(r"\\[a-zA-Z]+\{([^}]*)\}", r"\1", text)
-    return re.sub(r"[{}]", "", text).replace("\\&", "&").replace("--", "–").strip()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,10 +261,7 @@ class Converter:
     def cite(self, kind: str, content: str) -> str:
         keys = [k.strip() for k in content.split(",") if k.strip()]
         self.cited += [k for k in dict.fromkeys(keys) if k not in self.cited]
-        parts = [
-            (who(self.bib[k]["authors"]) or k, self.bib[k]["year"]) if k in self.bib else (k, "")
-            for k in keys
-        ]
+        parts = [self.bib.get(k, (k, ""))[:2] for k in keys]
         if kind in ("cite:t", "cite:ts"):
             return "; ".join(f"{name} ({year})" for name, year in parts)
         return "(" + "; ".join(f"{name}, {year}" for name, year in parts) + ")"
@@ -376,13 +345,8 @@ class Converter:
     def references(self) -> str | None:
         if not self.cited:
             return None
-        lines = []
-        for key in (k for k in self.cited if k in self.bib):
-            e = self.bib[key]
-            title = f"[{e['title']}]({e['url']})" if e["url"] else e["title"]
-            venue = f" *{e['venue']}*." if e["venue"] else ""
-            lines.append(f"- {', '.join(e['full'])} ({e['year']}). {title}.{venue}")
-        return "## References\n\nThe works cited in this notebook, by author and year:\n\n" + "\n".join(lines)
+        lines = [f"- {self.bib[key][2]}" for key in self.cited if key in self.bib]
+        return "## References\n\nThe works cited in this notebook:\n\n" + "\n".join(lines)
 
 
 GREEK = {
@@ -482,12 +446,9 @@ def glue_shows_cell(figures: dict[str, str], text: dict[str, tuple[str, str]]) -
     """The collapsed cell that makes ``glue`` show what it records (see ``GLUE_SHOWS``):
     ``figures`` {glued figure: the line printed above it}, ``text`` {glued value: (the format the
     text uses, the book's value or "")}."""
-    source = GLUE_SHOWS.format(figures=_dict_source(figures), text=_dict_source(text))
+    source = GLUE_SHOWS.format(figures=pprint.pformat(figures, width=100, sort_dicts=False),
+                               text=pprint.pformat(text, width=100, sort_dicts=False))  # fmt: skip
     return collapsed_cell(source, GLUE_SHOWS_TAG, "otter_ignore")
-
-
-def _dict_source(d: dict) -> str:
-    return "{\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in d.items()) + "}" if d else "{}"
 
 
 def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = ROOT) -> dict:

@@ -9,10 +9,11 @@ chapter page has its student notebook beside it.
 from __future__ import annotations
 
 import argparse
-import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from ghp_import import ghp_import
 
 from tools.checks import leak_check
 from tools.course import ROOT, chapters, repository_url, seqlab_version
@@ -32,13 +33,6 @@ def check_site(site: Path) -> list[str]:
     return problems
 
 
-def ghp_import() -> str:
-    found = shutil.which("ghp-import", path=str(Path(sys.executable).parent)) or shutil.which("ghp-import")
-    if not found:
-        raise SystemExit("ghp-import is not installed: pip install -r requirements.txt")
-    return found
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, default=ROOT / "_build" / "html")
@@ -52,11 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         print("not publishing:\n" + "\n".join(f"  {p}" for p in problems))
         return 1
     version = seqlab_version()
-    cmd = [ghp_import(), "--no-jekyll", "--force", "--remote", args.remote, "--branch", args.branch,
-           "--message", f"Publish the book (seqlab {version})"]  # fmt: skip
-    if not args.no_push:
-        cmd.append("--push")
-    subprocess.run([*cmd, str(site)], check=True)
+    ghp_import(str(site), mesg=f"Publish the book (seqlab {version})", remote=args.remote, branch=args.branch,
+               push=not args.no_push, force=True, nojekyll=True)  # fmt: skip
     where = f"{args.remote}/{args.branch}" if not args.no_push else f"the local branch {args.branch}"
     print(f"published {site} to {where}")
     tag = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"refs/tags/v{version}"],

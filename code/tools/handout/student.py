@@ -21,7 +21,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from argparse import RawDescriptionHelpFormatter as RAW
 from importlib import metadata
 from pathlib import Path
 
@@ -40,27 +39,6 @@ TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 # what the tests of the exercises import, directly or through seqlab; pinned as in requirements.txt
 RUNTIME = ("torch", "numpy", "matplotlib", "tqdm", "babel", "num2words", "sacrebleu")
 SETUP_TAG = "seqlab-setup"
-
-
-def seqlab_spec(root: Path = ROOT) -> str:
-    """The pip requirement of this book's ``seqlab``: the release tag ``v<version>`` of the repository."""
-    return f"seqlab[text] @ git+{repository_url(root)}@v{seqlab_version(root)}#subdirectory=code"
-
-
-def pinned(names: tuple[str, ...] = RUNTIME, root: Path = ROOT) -> list[str]:
-    """The lines of ``requirements.txt`` that pin ``names`` (in that order)."""
-    text = (root / "requirements.txt").read_text()
-    pins = {
-        m.group(1).lower(): m.group(0).strip() for m in re.finditer(r"^\s*([A-Za-z0-9_.-]+)==\S+", text, re.M)
-    }
-    if missing := [n for n in names if n.lower() not in pins]:
-        raise ValueError(f"requirements.txt pins none of {missing}")
-    return [pins[n.lower()] for n in names]
-
-
-# ---------------------------------------------------------------------------------------------
-# the set-up cell every student notebook starts with
-
 SETUP_TEMPLATE = """\
 # @title Set-up: installs seqlab, otter-grader and myst-nb where they are missing
 # Set-up for Colab, Binder or a fresh Python: installs what this notebook needs where it is missing
@@ -82,18 +60,22 @@ readable_feedback()
 """
 
 
-def _dist_pin(name: str, fallback: str) -> str:
-    try:
-        return f"{name}=={metadata.version(name)}"
-    except metadata.PackageNotFoundError:
-        return fallback
+def pinned(names: tuple[str, ...] = RUNTIME, root: Path = ROOT) -> list[str]:
+    """The lines of ``requirements.txt`` that pin ``names`` (in that order)."""
+    text = (root / "requirements.txt").read_text()
+    pins = {m.group(1).lower(): m.group(0).strip() for m in re.finditer(r"^\s*([\w.-]+)==\S+", text, re.M)}
+    if missing := [n for n in names if n.lower() not in pins]:
+        raise ValueError(f"requirements.txt pins none of {missing}")
+    return [pins[n.lower()] for n in names]
 
 
 def setup_source(root: Path = ROOT) -> str:
-    # myst-nb: the chapters glue computed numbers into the prose with myst_nb.glue
-    otter = pinned(("otter-grader",), root)[0]
-    return SETUP_TEMPLATE.format(version=seqlab_version(root), seqlab=seqlab_spec(root),
-                                 myst_nb=_dist_pin("myst-nb", "myst-nb"), otter=otter)  # fmt: skip
+    """The set-up cell: seqlab from the release tag ``v<version>`` of the repository, the pinned
+    otter-grader, and myst-nb (the chapters glue computed numbers into the prose with its ``glue``)."""
+    version = seqlab_version(root)
+    seqlab = f"seqlab[text] @ git+{repository_url(root)}@v{version}#subdirectory=code"
+    myst_nb, otter = f"myst-nb=={metadata.version('myst-nb')}", pinned(("otter-grader",), root)[0]
+    return SETUP_TEMPLATE.format(version=version, seqlab=seqlab, myst_nb=myst_nb, otter=otter)
 
 
 def with_setup_cell(notebook: dict, root: Path = ROOT) -> dict:
@@ -106,10 +88,6 @@ def with_setup_cell(notebook: dict, root: Path = ROOT) -> dict:
     )
     nb["cells"] = [cell, *(c for c in nb["cells"] if SETUP_TAG not in tags(c))]
     return nb
-
-
-# ---------------------------------------------------------------------------------------------
-# student notebooks
 
 
 def studentize(notebook: dict) -> dict:
@@ -140,11 +118,6 @@ def seqlab_wheel() -> Path:
     return wheels[0]
 
 
-def autograder_requirements(wheel_path: str) -> list[str]:
-    """The pip lines of the zip's environment: CPU torch, the pinned runtime, and the seqlab wheel."""
-    return [f"--extra-index-url {TORCH_INDEX}", *pinned(), wheel_path]
-
-
 def _otter_assign(source: Path, target: Path) -> None:
     cmd = [sys.executable, "-m", "otter", "assign", "--no-pdfs", str(source), str(target)]
     result = subprocess.run(cmd, capture_output=True, text=True, cwd=source.parent)
@@ -159,68 +132,64 @@ def assign(notebook: Path, out: Path, executed_dir: Path | None = None, run_test
     if name != notebook.stem:
         raise ValueError(f"{notebook}: assignment name {name!r} must equal the file name {notebook.stem!r}")
     target = (out / name).resolve()
-    if target.exists():
-        shutil.rmtree(target)
+    shutil.rmtree(target, ignore_errors=True)
     wheel = seqlab_wheel()
     with tempfile.TemporaryDirectory(prefix=f"assign-{name}-") as tmp:
-        work = Path(tmp)
-        (work / "wheels").mkdir()
-        shutil.copy(wheel, work / "wheels" / wheel.name)
+        (Path(tmp) / "wheels").mkdir()
+        shutil.copy(wheel, Path(tmp) / "wheels" / wheel.name)
         rel = f"wheels/{wheel.name}"
-        source = work / notebook.name
-        write(amend_config(read(notebook), requirements=autograder_requirements(f"./files/{rel}"),
-                           autograder_files=[rel], run_tests=run_tests), source)  # fmt: skip
+        requirements = [f"--extra-index-url {TORCH_INDEX}", *pinned(), f"./files/{rel}"]
+        source = Path(tmp) / notebook.name
+        config = {"requirements": requirements, "autograder_files": [rel], "run_tests": run_tests}
+        write(amend_config(read(notebook), **config), source)
         _otter_assign(source, target)
     zips = list((target / "autograder").glob("*.zip"))
     if len(zips) != 1:
         raise RuntimeError(f"expected one autograder zip in {target / 'autograder'}, found {zips}")
     handout = target / "student" / notebook.name
-    write(for_students(read(handout), notebook, executed_copy(notebook, executed_dir)), handout)
+    write(for_students(read(handout), notebook, executed_dir), handout)
     return target
 
 
-def for_students(notebook: dict, source: Path, executed: Path | None = None, root: Path = ROOT) -> dict:
-    """The last steps of every student notebook: plain Markdown (with the values of ``executed``, the
-    book build's run) and the set-up cell first."""
+def for_students(notebook: dict, source: Path, executed_dir: Path | None = None, root: Path = ROOT) -> dict:
+    """The last steps of every student notebook: plain Markdown, with the values of the book build's
+    executed copy of ``source`` under ``executed_dir`` (``_build/jupyter_execute``) if there is one,
+    and the set-up cell first."""
     # not resolved: page.py builds from a folder of symlinks to the chapters
-    doc = Path(os.path.abspath(source)).relative_to(os.path.abspath(root)).with_suffix("").as_posix()
-    return with_setup_cell(plain_notebook.plain(notebook, doc, executed, root))
+    rel = Path(os.path.abspath(source)).relative_to(os.path.abspath(root))
+    executed = executed_dir / rel if executed_dir is not None and (executed_dir / rel).is_file() else None
+    return with_setup_cell(plain_notebook.plain(notebook, rel.with_suffix("").as_posix(), executed, root))
 
 
-def executed_copy(source: Path, executed_dir: Path | None, root: Path = ROOT) -> Path | None:
-    """Where a book build left its executed copy of ``source`` (``_build/jupyter_execute/...``)."""
-    if executed_dir is None:
-        return None
-    path = executed_dir / Path(os.path.abspath(source)).relative_to(os.path.abspath(root))
-    return path if path.is_file() else None
-
-
-def student_notebook(notebook: Path, executed: Path | None = None, root: Path = ROOT) -> dict:
+def student_notebook(notebook: Path, executed_dir: Path | None = None, root: Path = ROOT) -> dict:
     """What a student downloads for one chapter: the notebook of ``make student`` (``studentize`` for a
     chapter without exercises) in plain Markdown with its set-up cell; otter runs no test here."""
     nb = read(notebook)
     if not has_exercises(notebook):
-        return for_students(studentize(nb), notebook, executed, root)
+        return for_students(studentize(nb), notebook, executed_dir, root)
     with tempfile.TemporaryDirectory(prefix=f"student-{notebook.stem}-") as tmp:
         source = Path(tmp) / "src" / notebook.name
         write(amend_config(nb, run_tests=False, generate=False), source)
         _otter_assign(source, Path(tmp) / "out")
-        handout = read(Path(tmp) / "out" / "student" / notebook.name)
-        return for_students(handout, notebook, executed, root)
+        return for_students(read(Path(tmp) / "out" / "student" / notebook.name), notebook, executed_dir, root)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", type=Path, default=Path("dist"))
     parser.add_argument("--only", nargs="*", help="chapter names (file stems) to build; default all")
     parser.add_argument("--executed", type=Path, default=ROOT / "_build" / "jupyter_execute",
                         help="the book build's executed notebooks, for the values the text quotes "
                         "(default _build/jupyter_execute; without one the text names them)")  # fmt: skip
     args = parser.parse_args(argv)
-    todo = [nb for nb in chapters() if has_exercises(nb) and (not args.only or nb.stem in args.only)]
+    graded = [nb for nb in chapters() if has_exercises(nb)]
+    todo = [nb for nb in graded if not args.only or nb.stem in args.only]
     if args.only and len(todo) != len(args.only):
-        parser.error(f"unknown chapter among {args.only}; chapters with exercises: "
-                     f"{[nb.stem for nb in chapters() if has_exercises(nb)]}")  # fmt: skip
+        parser.error(
+            f"unknown chapter among {args.only}; chapters with exercises: {[nb.stem for nb in graded]}"
+        )
     for notebook in todo:
         start = time.perf_counter()
         target = assign(notebook, args.out, args.executed if args.executed.is_dir() else None)
