@@ -99,3 +99,18 @@ def test_number_words_split_is_every_number_of_the_split_once():
     assert len(data.number_words_split("test")) >= 1000  # the chapters' held-out set
     with pytest.raises(ValueError, match="split must be one of"):
         data.number_words_split("dev")
+
+
+def test_number_words_are_spelled_as_num2words_spells_them():
+    num2words = pytest.importorskip("num2words").num2words
+    for lang in ("en", "de"):
+        wrong = [v for v in range(10000) if data._spell(v, lang) != num2words(v, lang=lang)]
+        assert not wrong, f"{lang}: {[(v, data._spell(v, lang), num2words(v, lang=lang)) for v in wrong[:3]]}"
+
+
+@pytest.mark.parametrize("max_value", [9, 10_000, 99.0, True])
+def test_number_words_refuse_a_max_value_outside_four_digits(max_value):
+    with pytest.raises(ValueError, match=r"max_value must be an int in 10\.\.9999"):
+        data.number_words_task(10, max_value=max_value)
+    with pytest.raises(ValueError, match=r"max_value must be an int in 10\.\.9999"):
+        data.number_words_split("test", max_value=max_value)

@@ -106,11 +106,10 @@ def pad(sequences: Sequence[Sequence[int]], value: int = PAD) -> tuple[torch.Ten
     """Right-pad lists of ids into (N, T_max) int64, and return the (N,) lengths too."""
     if not sequences:
         raise ValueError("cannot pad an empty list of sequences")
-    lengths = torch.tensor([len(s) for s in sequences])
-    out = torch.full((len(sequences), int(lengths.max())), value, dtype=torch.long)
-    for row, seq in enumerate(sequences):
-        out[row, : len(seq)] = torch.as_tensor(seq, dtype=torch.long)
-    return out, lengths
+    lengths = [len(s) for s in sequences]
+    longest = max(lengths)
+    rows = [list(s) + [value] * (longest - len(s)) for s in sequences]  # one tensor, not N copies
+    return torch.tensor(rows, dtype=torch.long), torch.tensor(lengths)
 
 
 class Seq2SeqBatch(NamedTuple):
