@@ -6,9 +6,9 @@
 - ``book/``: the book's Sphinx extensions, the pytest plugin that fills its execution cache, and
   ``page`` (one chapter's page);
 - ``handout/``: the student notebook (``student``, ``plain_notebook``) and ``publish``;
-- ``grading/``: ``grade`` (with its ``sandbox``), ``bench_grade``, ``check_autograder``;
+- ``grading/``: ``grade`` (with its ``sandbox``) and ``check_autograder``;
 - ``checks/``: ``leak_check`` (the built book), ``check_notebooks`` (JupyterLab in Chromium) and
   ``a11y_check`` (axe-core on every built page);
-- ``reports/``: timings, robustness, bench, glued values, the tuning run, the OpenMP wait policy;
+- ``reports/``: timings, robustness, glued values, the OpenMP wait policy;
 - ``diagrams/``: the concept diagrams (``python -m tools.diagrams.build``).
 """
