@@ -51,7 +51,6 @@ from tools.otter_format import has_exercises, questions
 
 HERE = Path(__file__).resolve().parent
 SANDBOX = HERE / "sandbox.py"
-STATUS_ORDER = ("graded", "tampering", "memory", "timeout", "crashed", "wrong_chapter", "rejected")
 CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
              "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg", "SEQLAB_PROGRESS": "0",
              "PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # fmt: skip
