@@ -1,8 +1,6 @@
 """What the course tools share: where the chapters are, the book's settings, and notebooks read,
 written and executed one way (nbformat, nbclient)."""
 
-from __future__ import annotations
-
 import re
 import time
 from pathlib import Path

@@ -14,8 +14,6 @@ It prints one row per page (its violations, once per rule and element over the f
 rule id), then each violation with its element and states, and exits 1 if any page has one.
 """
 
-from __future__ import annotations
-
 import argparse
 import functools
 import multiprocessing

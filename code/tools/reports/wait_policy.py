@@ -9,8 +9,6 @@ thread waits, not what it computes, so the Makefile passes its answer to the ker
 An ``OMP_WAIT_POLICY`` already set is left alone (and this prints nothing).
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
