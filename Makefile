@@ -31,7 +31,7 @@ OMP_ENV = env $$($(TOOL) tools.reports.wait_policy)
 
 PORT ?= 8888
 
-.PHONY: help install test lint format lab book student check-notebooks check-a11y check-autograder publish grade bench-grade timings robustness bench tune diagrams page clean
+.PHONY: help install test lint format lab book student check-notebooks check-a11y check-autograder publish grade timings robustness diagrams page clean
 
 help:
 	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions; EXECUTION=cache)"
@@ -43,11 +43,8 @@ help:
 	@echo "make check-autograder     grade with each zip from a fresh venv, outside the repo (CHAPTER=; slow)"
 	@echo "make publish              push the built book (student notebooks included) to gh-pages (REMOTE=)"
 	@echo "make grade SUBMISSIONS=D  grade every notebook under D: grades.csv, feedback/ (CHAPTER=, JOBS=)"
-	@echo "make bench-grade          grading throughput on generated submissions (a report)"
 	@echo "make timings              run every chapter once and print seconds per notebook"
 	@echo "make robustness           each claim's value over 3 seeds x CPU kernels against its bar (a report)"
-	@echo "make bench                seqlab's paths against PyTorch's built-ins (a speed report)"
-	@echo "make tune                 the Transformer chapter's tuning of both models, run again (a report)"
 	@echo "make diagrams             redraw the concept diagrams into chapters/images/"
 	@echo "make page CHAPTER=name    build one chapter's page into _build/page/name/html"
 	@echo "make lint | format | clean"
@@ -133,22 +130,12 @@ grade: $(STAMP)
 	$(TOOL) tools.grading.grade "$(SUBMISSIONS)" --dist dist --out grades.csv --jobs $(JOBS) \
 		$(if $(CHAPTER),--chapter $(CHAPTER))
 
-bench-grade: $(STAMP)
-	test -d dist || $(MAKE) student
-	$(TOOL) tools.grading.bench_grade --dist dist --jobs $(JOBS)
-
 timings: $(STAMP)
 	$(TOOL) tools.reports.timings
 
 # Not part of `make test`: every chapter's claims over 3 seeds x this CPU's kernels (CHAPTERS=, SEEDS=).
 robustness: $(STAMP)
 	$(TOOL) tools.reports.robustness $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(if $(SEEDS),--seeds $(SEEDS))
-
-bench: $(STAMP)
-	$(TOOL) tools.reports.bench
-
-tune: $(STAMP)
-	$(TOOL) tools.reports.tune_number_words
 
 diagrams: $(STAMP)
 	$(TOOL) tools.diagrams.build

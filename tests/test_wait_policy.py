@@ -56,13 +56,3 @@ def test_a_policy_already_set_is_left_alone():
 def test_busy_cores_is_between_zero_and_the_core_count():
     busy = wait_policy.busy_cores(0.05)
     assert 0.0 <= busy <= (os.cpu_count() or 1) + 1e-9
-
-
-def test_cpu_times_reads_the_first_line_of_proc_stat(tmp_path, monkeypatch):
-    stat = tmp_path / "stat"
-    stat.write_text("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3 4 5\n")
-    real_open = open
-    monkeypatch.setattr(
-        "builtins.open", lambda p, *a, **k: real_open(stat if p == "/proc/stat" else p, *a, **k)
-    )
-    assert wait_policy._cpu_times() == (1000, 850)

@@ -1,14 +1,3 @@
-"""The course's tools, by concern (run each as ``python -m tools.<folder>.<module>`` with
-``PYTHONPATH=code``, as the Makefile does):
-
-- ``course``: where the chapters are, the book's settings, notebooks read, written and executed;
-- ``otter_format``: the exercises' otter-grader format (markers, questions, hidden tests);
-- ``book/``: the book's Sphinx extensions, the pytest plugin that fills its execution cache, and
-  ``page`` (one chapter's page);
-- ``handout/``: the student notebook (``student``, ``plain_notebook``) and ``publish``;
-- ``grading/``: ``grade`` (with its ``sandbox``), ``bench_grade``, ``check_autograder``;
-- ``checks/``: ``leak_check`` (the built book), ``check_notebooks`` (JupyterLab in Chromium) and
-  ``a11y_check`` (axe-core on every built page);
-- ``reports/``: timings, robustness, bench, glued values, the tuning run, the OpenMP wait policy;
-- ``diagrams/``: the concept diagrams (``python -m tools.diagrams.build``).
-"""
+"""The course's tools, one folder per concern (book/, handout/, grading/, checks/, reports/,
+diagrams/; docs/contributors.md, "The tools", says what each module does). Run each as
+``python -m tools.<folder>.<module>`` with ``PYTHONPATH=code``, as the Makefile does."""

@@ -1,8 +1,6 @@
 """What the course tools share: where the chapters are, the book's settings, and notebooks read,
 written and executed one way (nbformat, nbclient)."""
 
-from __future__ import annotations
-
 import re
 import time
 from pathlib import Path
@@ -19,20 +17,11 @@ def chapters(root: Path = ROOT) -> list[Path]:
 
 
 def toc_docs(root: Path = ROOT) -> list[str]:
-    """The book's pages in the order of ``_toc.yml`` (root first), e.g. ``"chapters/lstm"``."""
+    """The book's pages in the order of ``_toc.yml`` (its ``root:`` first, then every ``file:``),
+    e.g. ``"chapters/lstm"``."""
     path = root / "_toc.yml"
-    toc = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    docs = [toc["root"]] if toc.get("root") else []
-
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            docs.extend([node["file"]] if "file" in node else [])
-            node = list(node.values())
-        for item in node if isinstance(node, list) else []:
-            walk(item)
-
-    walk({k: v for k, v in toc.items() if k != "root"})
-    return docs
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    return re.findall(r"^[ \t-]*(?:root|file):\s*(\S+)", text, re.M)
 
 
 def repository_url(root: Path = ROOT) -> str:

@@ -5,8 +5,6 @@ cell (``name:``, ``points:``), a solution cell with its answer between ``# BEGIN
 ``# END SOLUTION``, and test cells (hidden: ``hidden: true`` in the config, or the tag ``hidden-test``).
 """
 
-from __future__ import annotations
-
 import copy
 import re
 from pathlib import Path

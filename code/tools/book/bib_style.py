@@ -4,8 +4,6 @@ written as a valid ARIA list (docutils gives each entry the deprecated role ``do
 which is no list item: axe-core's ``aria-deprecated-role`` and ``aria-required-children``).
 """
 
-from __future__ import annotations
-
 from docutils import nodes
 from pybtex.plugin import register_plugin
 from pybtex.richtext import Text

@@ -8,8 +8,6 @@ page: the language and title of the book, the same immediate redirect, and a lin
 whose browser does not follow it. sphinx-external-toc leaves an existing ``index.html`` alone.
 """
 
-from __future__ import annotations
-
 import html
 from pathlib import Path
 

@@ -8,8 +8,6 @@ timed-out cell is not stored. The cache is keyed on the notebook's code, not on 
 from an empty cache after changing the package.
 """
 
-from __future__ import annotations
-
 import os
 import time
 from pathlib import Path

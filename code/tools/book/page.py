@@ -3,8 +3,6 @@
 python -m tools.book.page lstm [more chapters]      (or: make page CHAPTER=lstm)
 """
 
-from __future__ import annotations
-
 import argparse
 import os
 import shutil

@@ -3,8 +3,6 @@
 ``mystnb.code_prompt_show`` / ``code_prompt_hide``; myst-nb's default says nothing to a student.
 """
 
-from __future__ import annotations
-
 from docutils import nodes
 
 # {tag: (the toggle's text while collapsed, while open)}

@@ -8,8 +8,6 @@
   about changes to ``seqlab``.
 """
 
-from __future__ import annotations
-
 import os
 
 import nbformat

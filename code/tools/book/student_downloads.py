@@ -5,8 +5,6 @@ After the build, ``_sources/<path>.ipynb`` (the download button) and ``<path>.ip
 output is cleaned without otter (``student.studentize``). ``binder/`` is copied into the site.
 """
 
-from __future__ import annotations
-
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,12 +20,9 @@ def publish_student_notebooks(
     page) and clean every other notebook there; returns the files written. ``executed_dir``: where
     the build left the executed notebooks (their glued values and figures go into the text)."""
     written: list[Path] = []
-
-    def one(src: Path) -> tuple[Path, dict]:
-        return src, student.student_notebook(src, executed_dir, srcdir)
-
     with ThreadPoolExecutor(max_workers=4) as pool:
-        for src, nb in pool.map(one, sources):
+        notebooks = pool.map(lambda src: student.student_notebook(src, executed_dir, srcdir), sources)
+        for src, nb in zip(sources, notebooks, strict=True):
             rel = src.relative_to(srcdir)
             for path in (outdir / "_sources" / rel, outdir / rel):
                 write(nb, path)

@@ -14,8 +14,6 @@ It prints one row per page (its violations, once per rule and element over the f
 rule id), then each violation with its element and states, and exits 1 if any page has one.
 """
 
-from __future__ import annotations
-
 import argparse
 import functools
 import multiprocessing
@@ -58,11 +56,8 @@ def pages(root: Path) -> list[str]:
     if not root.is_dir():
         raise ValueError(f"site: {root} is not a directory (build the book first: make book)")
     # _static/ holds the theme's Jinja macro files (webpack-macros.html), not pages
-    found = sorted(
-        p.relative_to(root).as_posix()
-        for p in root.rglob("*.html")
-        if p.relative_to(root).parts[0] not in ("_static", "_sources")
-    )
+    names = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html"))
+    found = [name for name in names if name.split("/")[0] not in ("_static", "_sources")]
     if not found:
         raise ValueError(f"site: no .html page under {root}")
     return found
@@ -100,16 +95,14 @@ def check_page(browser, axe, url: str, widths=WIDTHS) -> list[tuple[str, list[di
     results = []
     try:
         page = context.new_page()
-        # the page under test stays loaded: a redirect (index.html's meta refresh) is answered
-        # "204 No Content", which leaves the browser on the page; its target is a page of its own
-        page.route(
-            "**/*",
-            lambda route: (
-                route.fulfill(status=204)
-                if route.request.is_navigation_request() and route.request.url != url
-                else route.continue_()
-            ),
-        )
+
+        def stay(route):
+            """The page under test stays loaded: a redirect (index.html's meta refresh) is answered
+            "204 No Content", which leaves the browser on the page; its target is a page of its own."""
+            away = route.request.is_navigation_request() and route.request.url != url
+            return route.fulfill(status=204) if away else route.continue_()
+
+        page.route("**/*", stay)
         page.goto(url, wait_until="load")
         # every state is measured at its final colours: no fade (a tooltip, a toggle's opening,
         # the theme's colour switch) is caught half-way

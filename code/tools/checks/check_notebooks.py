@@ -18,8 +18,6 @@
 Screenshots (before and after the run) and a JSON report go to ``--out`` (``_build/check-notebooks``).
 """
 
-from __future__ import annotations
-
 import argparse
 import ast
 import hashlib
@@ -261,14 +259,9 @@ def figure_names(notebook: dict) -> set[str]:
 
 
 def summary(name: str, report: dict) -> str:
-    r = report.get
-    problems = f"  PROBLEMS: {r('problems')}" if r("problems") else ""
-    return (
-        f"{name}: raw markup {r('raw_markup')}, images {r('images_loaded')}/{r('images')} loaded, "
-        f"errors {len(r('errors', []))}, progress widgets {r('progress_widgets')}, "
-        f"check passed {r('check_passed')}, own figures {r('figures_drawn')}, "
-        f"figure link works {r('figure_link_works')}, cells run {r('cells_run')}, {r('seconds')} s{problems}"
-    )
+    """One line: what was measured, then the problems."""
+    facts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in report.items() if k != "chapter" and v != [])
+    return f"{name}: {facts}"
 
 
 def main(argv: list[str] | None = None) -> int:

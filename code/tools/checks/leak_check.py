@@ -8,8 +8,6 @@ also holds (a page may ``literalinclude`` it) leaks only when the page shows hal
 solution's distinctive lines.
 """
 
-from __future__ import annotations
-
 import argparse
 import html
 import json

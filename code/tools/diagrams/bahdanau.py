@@ -1,8 +1,6 @@
 """The Bahdanau chapter's concept diagram: one decoder step of additive attention (s_{i-1} scored
 against every h_j, softmax, the weighted average c_i into the decoder's GRU with y_{i-1})."""
 
-from __future__ import annotations
-
 from matplotlib.patches import Rectangle
 
 from tools.diagrams.style import GREY, ROLE, arrow, box, circle, figure, label, legend

@@ -6,8 +6,6 @@ salt, text kept as text), so the files change only when a drawing does, and
 ``tests/test_diagrams.py`` checks that the committed files are what the code draws.
 """
 
-from __future__ import annotations
-
 import importlib
 import io
 import sys

@@ -1,8 +1,6 @@
 """The LSTM chapter's concept diagram: one LSTM cell, its four gates, the cell path along the
 top updated by addition, and the gradient along that path (dashed red), scaled by f_t only."""
 
-from __future__ import annotations
-
 from tools.diagrams.style import arrow, box, circle, figure, label
 
 RED = "#c0392b"

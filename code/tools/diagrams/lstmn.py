@@ -1,8 +1,6 @@
 """The LSTMN chapter's concept diagram: the hidden and memory tapes, and one step's
 intra-attention over the past entries 0..t-1."""
 
-from __future__ import annotations
-
 from matplotlib.patches import Rectangle
 
 from tools.diagrams.style import ROLE, arrow, box, figure, label

@@ -3,8 +3,6 @@ step t = 3 over S = 10 source states, positions counted from 0 as in seqlab and 
 half-width D = 2; local-p's weights times a Gaussian of sigma = D / 2; positions outside the
 window, red, get weight zero)."""
 
-from __future__ import annotations
-
 import math
 
 from matplotlib.patches import Rectangle

@@ -2,8 +2,6 @@
 own frequency, read at the token's position, and moving k positions on turns every pair by the
 angle k * w_i, the same rotation for every position p."""
 
-from __future__ import annotations
-
 import numpy as np
 from matplotlib.patches import Arc, Circle
 

@@ -1,8 +1,6 @@
 """The RNN chapter's concept diagram: the network unrolled in time, the forward path (solid) and
 backpropagation through time (dashed red), one Jacobian per step, multiplied together."""
 
-from __future__ import annotations
-
 from tools.diagrams.style import arrow, box, figure, label
 
 

@@ -1,7 +1,5 @@
 """Concept diagram of the self-attention chapter: one multi-head self-attention layer."""
 
-from __future__ import annotations
-
 from tools.diagrams.style import arrow, box, figure, frame, grid, label, legend
 
 

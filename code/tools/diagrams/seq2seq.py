@@ -1,8 +1,6 @@
 """The seq2seq chapter's concept diagrams: the encoder-decoder with its single context vector
 (the bottleneck), and the beam search tree of the chapter's worked example (k = 2)."""
 
-from __future__ import annotations
-
 from tools.diagrams.style import GREY, ROLE, arrow, box, figure, label
 
 

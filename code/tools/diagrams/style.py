@@ -4,8 +4,6 @@ forward, a dashed red one for gradients back. A chapter's diagrams are functions
 in ``code/tools/diagrams/<chapter>.py``, registered in its ``DIAGRAMS = {"file_stem": function}``.
 """
 
-from __future__ import annotations
-
 import matplotlib
 
 matplotlib.use("Agg")

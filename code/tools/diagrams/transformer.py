@@ -1,8 +1,6 @@
 """Concept diagrams of the Transformer chapter: the encoder and decoder layers (post-norm), and
 training (all positions at once, causal mask) against decoding (one position, KV cache)."""
 
-from __future__ import annotations
-
 from matplotlib.patches import Rectangle
 
 from tools.diagrams.style import DASHED, arrow, box, figure, frame, grid, label, legend

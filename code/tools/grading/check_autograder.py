@@ -8,8 +8,6 @@ notebook with every reference solution (must score full marks) and untouched (mu
     python -m tools.grading.check_autograder --dist dist [--only NAME ...] [--jobs N]
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import os

@@ -25,9 +25,8 @@ the submission, the tests, the grader's code and the limits; a second run grades
 missing, and the CSV (rebuilt in file order, written atomically) has the same bytes as a clean run's.
 """
 
-from __future__ import annotations
-
 import argparse
+import contextlib
 import csv
 import dataclasses
 import hashlib
@@ -40,10 +39,9 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from tools.course import ROOT, chapters
@@ -51,7 +49,6 @@ from tools.otter_format import has_exercises, questions
 
 HERE = Path(__file__).resolve().parent
 SANDBOX = HERE / "sandbox.py"
-STATUS_ORDER = ("graded", "tampering", "memory", "timeout", "crashed", "wrong_chapter", "rejected")
 CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
              "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg", "SEQLAB_PROGRESS": "0",
              "PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # fmt: skip
@@ -138,12 +135,7 @@ def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
             process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
                                        cwd=workdir, env=env, start_new_session=True)  # fmt: skip
             try:
-                process.stdin.write((token + "\n").encode())
-                process.stdin.close()
-            except BrokenPipeError:
-                pass
-            try:
-                process.wait(timeout=settings.timeout)
+                process.communicate((token + "\n").encode(), timeout=settings.timeout)
                 killed = False
             except subprocess.TimeoutExpired:
                 killed = True
@@ -153,10 +145,8 @@ def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
         if results.exists():
             for line in results.read_text(encoding="utf-8", errors="replace").splitlines():
                 head, _, body = line.partition(" ")
-                try:
+                with contextlib.suppress(json.JSONDecodeError):
                     frames += [json.loads(body)] if head == token else []
-                except json.JSONDecodeError:
-                    pass
         stderr_tail = (tmp_path / "stderr.txt").read_bytes()[-2000:].decode(errors="replace")
         result = _interpret(frames, chapter, settings, killed, process.returncode, stderr_tail)
         # without run-specific folders and addresses: grading twice gives the same bytes
@@ -308,19 +298,14 @@ def main(argv: list[str] | None = None) -> int:
 
     quiet = os.environ.get("SEQLAB_PROGRESS", "1") == "0" or not todo
     bar = tqdm(total=len(todo), unit="notebook", desc="grading", dynamic_ncols=True, disable=quiet)
-    lock, failed = threading.Lock(), [0]
-    start = time.perf_counter()
-
-    def one(path: Path) -> None:
-        result = grade_file(path, known, settings, args.chapter)
-        _write_atomic(keys[path], json.dumps(result, sort_keys=True))
-        with lock:
-            failed[0] += result["status"] != "graded"
-            bar.set_postfix(failed=failed[0], refresh=False)
-            bar.update(1)
-
+    start, failed = time.perf_counter(), 0
     with bar, ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        list(pool.map(one, todo))
+        running = {pool.submit(grade_file, path, known, settings, args.chapter): path for path in todo}
+        for done in as_completed(running):  # each result stored as it comes: a rerun resumes from here
+            _write_atomic(keys[running[done]], json.dumps(done.result(), sort_keys=True))
+            failed += done.result()["status"] != "graded"
+            bar.set_postfix(failed=failed, refresh=False)
+            bar.update(1)
     rows = [(p.relative_to(root).as_posix(), json.loads(keys[p].read_text())) for p in paths]
     for file, result in rows:
         _write_atomic(feedback_dir / Path(file).with_suffix(".md"), result["feedback"])

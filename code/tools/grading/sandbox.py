@@ -26,8 +26,6 @@ too much time or memory). They are not a security boundary against arbitrary nat
 untrusted work from outside the class in containers (see the README, "Grading", "What it is not").
 """
 
-from __future__ import annotations
-
 import _thread
 import builtins
 import doctest
@@ -128,7 +126,6 @@ def _snapshot(watched) -> dict:
         for key, value in list(vars(owner).items()):
             if callable(value) or isinstance(value, type(sys)):
                 saved[(owner_name, key)] = (owner, value)
-    for owner_name, owner in watched:
         if isinstance(owner, type):  # a class: a new attribute can shadow an inherited one
             saved[(owner_name, _KEYS)] = (owner, frozenset(vars(owner)))
     for name in list(sys.modules):
@@ -444,11 +441,10 @@ def _run_cells(cells, run, limits: dict) -> list[tuple]:
     for index, source in cells:
         try:
             code = compile(TransformerManager().transform_cell(source), f"<cell {index}>", "exec")
-        except SyntaxError as exc:
-            problems.append(("syntax", index, f"SyntaxError: {exc.msg} (line {exc.lineno})"))
-            continue
-        except Exception as exc:  # noqa: BLE001 - a cell the transformer cannot read
-            problems.append(("syntax", index, f"{type(exc).__name__}: {exc}"[:240]))
+        except Exception as exc:  # noqa: BLE001 - a cell the transformer or the compiler cannot read
+            syntax = isinstance(exc, SyntaxError)
+            problems.append(("syntax", index, f"SyntaxError: {exc.msg} (line {exc.lineno})" if syntax
+                             else f"{type(exc).__name__}: {exc}"[:240]))  # fmt: skip
             continue
         if (failure := run(code, limits["cell_timeout"])) is not None:
             kind, message = _describe(failure, limits)

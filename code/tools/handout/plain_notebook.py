@@ -10,10 +10,9 @@ admonitions as plain Markdown, hidden code cells collapsed under a ``# @title`` 
 collapsed cell that makes ``glue`` print what it records (see :func:`glue_shows_cell`).
 """
 
-from __future__ import annotations
-
 import ast
 import base64
+import contextlib
 import copy
 import functools
 import io
@@ -31,7 +30,7 @@ from tools.course import ROOT, collapsed_cell, read, repository_url, tags, toc_d
 
 GLUE_PREFIX = "application/papermill.record/"
 ADMONITIONS = ("note", "tip", "warning", "important", "caution", "hint", "seealso", "admonition", "attention")
-HIDDEN_TAGS = ("remove-cell", "remove-input", "hide-input")
+HIDDEN_TAGS = {"remove-cell", "remove-input", "hide-input"}
 # an inline role: {name}`content`
 ROLE = re.compile(r"\{(glue:text|glue|doc|numref|ref|cite:t|cite:p|cite:ps|cite:ts|cite|eq|math)\}`([^`]*)`")
 # a fenced directive: ```{name} argument ... ``` or :::{name} ... :::
@@ -57,12 +56,9 @@ def glued_names(source: str) -> list[str]:
 
 def _options(body: str) -> tuple[dict[str, str], str]:
     """(``:key: value`` options at the top of a directive's body, the rest)."""
-    options, lines = {}, body.split("\n")
-    i = 0
-    while i < len(lines) and (m := re.match(r"^:([a-zA-Z\-]+):\s*(.*)$", lines[i])):
-        options[m.group(1)] = m.group(2).strip()
-        i += 1
-    return options, "\n".join(lines[i:]).strip("\n")
+    head = re.match(r"(:[a-zA-Z\-]+:.*(\n|$))*", body).group(0)
+    options = dict(re.findall(r"^:([a-zA-Z\-]+):[ \t]*(.*?)\s*$", head, re.M))
+    return options, body[len(head) :].strip("\n")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,16 +160,10 @@ def glue_text(name_spec: str, glued: dict[str, dict]) -> str | None:
         return None
     plain = bundle["text/plain"]
     plain = "".join(plain) if isinstance(plain, list) else plain
-    if not spec:
-        return plain.strip("'\"")
-    try:
-        try:
-            value = ast.literal_eval(plain.strip())  # an int stays an int, as in myst-nb
-        except (ValueError, SyntaxError):
-            value = float(plain)
-        return format(value, spec)
-    except (ValueError, TypeError):
-        return plain.strip("'\"")
+    for parse in (ast.literal_eval, float) if spec else ():  # an int stays an int, as in myst-nb
+        with contextlib.suppress(ValueError, TypeError, SyntaxError):
+            return format(parse(plain.strip()), spec)
+    return plain.strip("'\"")
 
 
 _DRAW_LOCK = threading.Lock()
@@ -305,19 +295,14 @@ class Converter:
             return self.image(diagram_png(stem), f"{stem}.png", alt, body, attachments, label,
                               note="a diagram of the book")  # fmt: skip
         if name == "glue:figure":
-            bundle = self.glued.get(arg, {})
+            bundle, at = self.glued.get(arg, {}), self.drawn_at.get(arg)
             png = base64.b64decode(bundle["image/png"]) if "image/png" in bundle else None
-            at = self.drawn_at.get(arg)
-            where = "in the output of the " + (
-                "cell that draws it"
-                if at is None
-                else f"collapsed cell {'above' if at < self.cell else 'below'}"
-            )
+            where = "in the output of the cell that draws it"
+            if at is not None:
+                where = f"in the output of the collapsed cell {'above' if at < self.cell else 'below'}"
             heading = f"**{self.figure_name(label, True)} as the book's run drew it.** Your run draws its own"
-            heading += f" {where}."
-            return self.image(
-                png, f"{arg}.png", alt, body, attachments, label, heading, f"your run draws it {where}"
-            )
+            return self.image(png, f"{arg}.png", alt, body, attachments, label, f"{heading} {where}.",
+                              f"your run draws it {where}")  # fmt: skip
         if name == "literalinclude":
             # abspath, not resolve: page.py builds from a folder of symlinks
             path = Path(os.path.abspath((self.root / self.doc).parent / arg))
@@ -459,16 +444,10 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
     conv = Converter(doc, glued_outputs(executed), root)
     markdown = [c["source"] for c in cells if c["cell_type"] == "markdown"]
     code = [(i, c["source"]) for i, c in enumerate(cells) if c["cell_type"] == "code"]
-    # the glued figures ({glue:figure} name: its label) and the cells that glue them
-    shown_figures = {}
-    for text in markdown:
-        for m in DIRECTIVE.finditer(text):
-            if m.group("name") == "glue:figure":
-                shown_figures[m.group("arg").strip()] = _options(m.group("body"))[0].get("name", "")
-    for i, src in code:
-        for name in glued_names(src):
-            if name in shown_figures:
-                conv.drawn_at.setdefault(name, i)
+    # the glued figures ({glue:figure} name: its label) and the first cell that glues each
+    figures = (m for text in markdown for m in DIRECTIVE.finditer(text) if m.group("name") == "glue:figure")
+    shown_figures = {m.group("arg").strip(): _options(m.group("body"))[0].get("name", "") for m in figures}
+    conv.drawn_at = {n: i for i, src in reversed(code) for n in glued_names(src) if n in shown_figures}
     first_heading = None
     for i, cell in enumerate(cells):
         conv.cell = i
@@ -480,11 +459,7 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
                 cell["attachments"] = attachments
             if first_heading is None and re.search(r"^# ", src, re.M):
                 first_heading = i
-        elif (
-            cell["cell_type"] == "code"
-            and set(HIDDEN_TAGS) & set(tags(cell))
-            and "solution" not in tags(cell)
-        ):
+        elif cell["cell_type"] == "code" and HIDDEN_TAGS & set(tags(cell)) and "solution" not in tags(cell):
             meta = cell.setdefault("metadata", {})
             meta.setdefault("jupyter", {})["source_hidden"] = True
             meta["cellView"] = "form"  # Colab shows the title line only
@@ -496,11 +471,9 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
     # glue() shows what it records, from the cell after the one that imports it
     imports = [i for i, src in code if GLUE_IMPORT.search(src)]
     if imports:
-        formats = {}  # {glued name: the format spec of its first {glue:text}}
-        for m in (m for text in markdown for m in ROLE.finditer(text)):
-            if m.group(1) in ("glue:text", "glue"):
-                name, _, spec = m.group(2).partition(":")
-                formats.setdefault(name.strip(), spec)
+        roles = [m.group(2).partition(":") for text in markdown for m in ROLE.finditer(text)
+                 if m.group(1) in ("glue:text", "glue")]  # fmt: skip
+        formats = {name.strip(): spec for name, _, spec in reversed(roles)}  # the first {glue:text}'s format
         values = {}
         for name in dict.fromkeys(n for _, src in code for n in glued_names(src) if n not in shown_figures):
             spec = formats.get(name, "")

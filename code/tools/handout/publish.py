@@ -6,8 +6,6 @@ First checks that no file of the site holds a hidden test (tools.checks.leak_che
 chapter page has its student notebook beside it.
 """
 
-from __future__ import annotations
-
 import argparse
 import subprocess
 import sys

@@ -9,8 +9,6 @@ the ``seqlab`` wheel) and ``autograder_files:`` (that wheel, at ``files/wheels/`
 otter 7 writes into the zip's ``environment.yml``.
 """
 
-from __future__ import annotations
-
 import argparse
 import copy
 import functools

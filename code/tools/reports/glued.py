@@ -7,8 +7,6 @@ Comparing a build on an idle machine with one on a loaded machine shows whether 
 wall-clock times depends on the load (each value is printed with the words before it).
 """
 
-from __future__ import annotations
-
 import argparse
 import html
 import re

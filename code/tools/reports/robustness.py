@@ -6,8 +6,6 @@ and this prints the min / median / max per claim and the worst margin. Results a
 (chapter's content, seed, kernel) under `_build/robustness/`, so a rerun executes only what is missing.
 """
 
-from __future__ import annotations
-
 import argparse
 import hashlib
 import json

@@ -5,8 +5,6 @@ A report, not a test (budget: 45 s per chapter on a 2-core CPU; shared machines 
     python -m tools.reports.timings [--cells N] [--save DIR] [chapter-stem ...]
 """
 
-from __future__ import annotations
-
 import argparse
 import os
 import statistics
@@ -27,8 +25,7 @@ def cell_seconds(cell) -> float:
     start, end = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
     if not (start and end):
         return 0.0
-    parse = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))  # noqa: E731
-    return (parse(end) - parse(start)).total_seconds()
+    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
 
 
 def first_line(cell) -> str:

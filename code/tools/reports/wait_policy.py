@@ -9,42 +9,19 @@ thread waits, not what it computes, so the Makefile passes its answer to the ker
 An ``OMP_WAIT_POLICY`` already set is left alone (and this prints nothing).
 """
 
-from __future__ import annotations
-
 import os
 import sys
-import time
+
+import psutil
 
 BUSY_CORES = 0.5  # other processes' use, in cores, from which threads should sleep, not spin
 SAMPLE_S = 0.5
 
 
 def busy_cores(seconds: float = SAMPLE_S) -> float:
-    """How many cores' worth of CPU time this machine spent working over ``seconds``.
-
-    Read from /proc/stat on Linux (this process sleeps meanwhile, so the work is other
-    processes'); elsewhere the 1-minute load average, capped at the number of cores.
-    """
-    cores = os.cpu_count() or 1
-    try:
-        first = _cpu_times()
-        time.sleep(seconds)
-        second = _cpu_times()
-    except OSError:
-        try:
-            return min(os.getloadavg()[0], cores)
-        except (AttributeError, OSError):  # no load average (Windows): assume idle
-            return 0.0
-    total = second[0] - first[0]
-    idle = second[1] - first[1]
-    return cores * (1 - idle / total) if total > 0 else 0.0
-
-
-def _cpu_times() -> tuple[int, int]:
-    """(all jiffies, idle + iowait jiffies) from the first line of /proc/stat."""
-    with open("/proc/stat") as stat:
-        fields = [int(x) for x in stat.readline().split()[1:]]
-    return sum(fields), fields[3] + (fields[4] if len(fields) > 4 else 0)
+    """How many cores' worth of CPU time this machine spent working over ``seconds`` (this process
+    sleeps meanwhile, so the work is other processes')."""
+    return psutil.cpu_percent(interval=seconds) / 100 * (os.cpu_count() or 1)
 
 
 def main() -> int:
