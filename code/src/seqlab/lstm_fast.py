@@ -46,7 +46,7 @@ class LSTMBackprop(torch.autograd.Function):
     each gate in a contiguous block of rows. At the chapter's sizes a step costs microseconds, so
     the number of calls made from Python, not the arithmetic, sets the speed: each step makes 7
     calls forward and 5 backward, into buffers (and views of them) made before the loop. On a CPU,
-    ``nn.LSTM`` instead runs oneDNN's fused kernel over the whole sequence (``make bench``).
+    ``nn.LSTM`` instead runs oneDNN's fused kernel over the whole sequence (the LSTM chapter times both).
     Weight gradients are summed over all steps with one matrix product after the loop.
     """
 
