@@ -244,3 +244,57 @@ def test_the_plumbing_trains_a_model_end_to_end():
     )
     assert isinstance(encode_pairs(train, vocab, vocab), Seq2SeqBatch)
     assert history.loss[-1] < history.loss[0] and "exact_match" in history.evals[-1][1]
+
+
+# --------------------------------------------------------------------------- forced_exact_match_eval
+def test_forced_exact_match_eval_is_greedy_decodings_score():
+    from seqlab.data import number_words_task
+    from seqlab.train import fit
+    from seqlab.transformer import Transformer
+
+    pairs = [("abcdefg", "abcdefg"), ("hgfedcba", "hgfedcba"), ("fghijab", "fghijax"), ("ijij", "jiji")]
+    oracle = CopyOracle(len(LETTERS))
+    forced = experiments.forced_exact_match_eval(pairs, LETTERS, LETTERS)(oracle)
+    assert forced == experiments.exact_match_eval(pairs, LETTERS, LETTERS)(oracle) == {"exact_match": 0.5}
+    # partly trained models of both kinds, scored both ways on pairs they get partly right
+    train = number_words_task(600, split="train", max_value=99)
+    held_out = number_words_task(60, split="test", max_value=99)
+    src_vocab, tgt_vocab = text.joint_vocabs(train, src_level="word", tgt_level="char")
+    scores = []
+    for make in (
+        lambda: Seq2Seq(len(src_vocab), len(tgt_vocab), embed_size=16, hidden_size=32, attention="dot",
+                        style="luong"),
+        lambda: Transformer(len(src_vocab), len(tgt_vocab), d_model=32, nhead=2, dim_feedforward=64,
+                            num_encoder_layers=1, num_decoder_layers=1, impl="torch"),
+    ):  # fmt: skip
+        torch.manual_seed(0)
+        model = make()
+        for steps in (0, 150):
+            if steps:
+                fit(model, encode_pairs(train, src_vocab, tgt_vocab), experiments.sequence_loss, steps=steps,
+                    lr=1e-2, batch_size=32, device="cpu", progress=False)  # fmt: skip
+            mode = model.training
+            greedy_score = experiments.exact_match_eval(held_out, src_vocab, tgt_vocab)(model)
+            forced_score = experiments.forced_exact_match_eval(held_out, src_vocab, tgt_vocab)(model)
+            assert forced_score == greedy_score, (type(model).__name__, steps)
+            assert model.training == mode  # scored in evaluation mode, then put back
+            scores.append(greedy_score["exact_match"])
+    assert max(scores) > 0.1 and min(scores) < max(scores)  # not all 0 or all 1: the test can fail
+
+
+def test_forced_exact_match_eval_unknown_tokens_and_errors():
+    vocab = Vocab("abc")
+    # "d" is not in the vocabulary: decoding can never write it, so the pair is a miss
+    pairs = [("abc", "abc"), ("abd", "abd")]
+    got = experiments.forced_exact_match_eval(pairs, vocab, vocab)(CopyOracle(len(vocab)))
+    assert (
+        got
+        == experiments.exact_match_eval(pairs, vocab, vocab)(CopyOracle(len(vocab)))
+        == {"exact_match": 0.5}
+    )
+    with pytest.raises(ValueError, match="pairs"):
+        experiments.forced_exact_match_eval([], LETTERS, LETTERS)
+    with pytest.raises(TypeError, match="src_vocab"):
+        experiments.forced_exact_match_eval([("a", "a")], None, LETTERS)
+    with pytest.raises(TypeError, match="model"):
+        experiments.forced_exact_match_eval([("a", "a")], LETTERS, LETTERS)(nn.Linear(2, 2))

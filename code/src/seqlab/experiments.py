@@ -18,10 +18,13 @@ from torch import nn
 from . import data, metrics
 from .checks import check_int
 from .decoding import CountingStep, beam_search_batch, greedy
-from .text import PAD, Seq2SeqBatch, Vocab, encode_pairs
+from .text import PAD, UNK, Seq2SeqBatch, Vocab, encode_pairs
 from .utils import eval_mode
 
-__all__ = ["copy_pairs", "sequence_loss", "translate", "exact_match_eval", "target_log_probs", "beam_eval"]
+__all__ = [
+    "copy_pairs", "sequence_loss", "translate", "exact_match_eval", "forced_exact_match_eval",
+    "target_log_probs", "beam_eval",
+]  # fmt: skip
 
 Pairs = Sequence[tuple[str, str]]
 
@@ -128,6 +131,39 @@ def exact_match_eval(
             result["bleu"] = metrics.corpus_bleu(predictions, references, tokenize="char")
             result["chrf"] = metrics.corpus_chrf(predictions, references)
         return result
+
+    return evaluate
+
+
+def forced_exact_match_eval(
+    pairs: Pairs, src_vocab: Vocab, tgt_vocab: Vocab, *, device=None
+) -> Callable[[nn.Module], dict[str, float]]:
+    """An ``eval_fn`` for ``fit``: ``model -> {"exact_match": ...}`` of greedy decoding, read off one
+    teacher-forced pass instead of decoding step by step.
+
+    Greedy decoding writes a reference exactly if and only if, fed the reference's own prefix, the
+    model's most likely next token is the reference's at every position, EOS included: then each
+    step's argmax is the reference token, and the next step sees the same prefix as under teacher
+    forcing. So ``exact_match_eval``'s score is the share of rows whose teacher-forced argmax is
+    right everywhere, and one forward pass (N, L, V) gives it. The two differ only where a model
+    predicts PAD or BOS (never a training target; counted as a miss here, skipped by ``decode``)
+    or where two logits tie to rounding, which the step-by-step and full-sequence paths can break
+    differently. A reference with a token outside ``tgt_vocab`` is a miss, as decoding it is."""
+    _check_pairs(pairs)
+    _check_vocabs(src_vocab=src_vocab, tgt_vocab=tgt_vocab)
+    batch = encode_pairs(list(pairs), src_vocab, tgt_vocab)
+    unknown = (batch.tgt_out == UNK).any(dim=1)  # (N,) references that decoding cannot write
+
+    def evaluate(model: nn.Module) -> dict[str, float]:
+        _check_model(model)
+        where = device if device is not None else next(model.parameters()).device
+        with eval_mode(model), torch.no_grad():
+            out = model(batch.src.to(where), batch.src_len.to(where), batch.tgt_in.to(where))
+        logits = out[0] if isinstance(out, tuple) else out  # (N, L, V)
+        predicted, target = logits.argmax(dim=-1).cpu(), batch.tgt_out  # (N, L) each
+        right = (predicted == target) | (target == PAD)  # positions after EOS do not count
+        exact = right.all(dim=1) & ~unknown
+        return {"exact_match": int(exact.sum()) / len(exact)}
 
     return evaluate
 
