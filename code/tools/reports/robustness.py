@@ -1,10 +1,6 @@
-"""How far each claim of the book sits from its bar, over seeds and CPU kernels (a report).
-
-`make robustness` executes every chapter (or `--chapters ...`) per seed offset and CPU kernel
-(ATEN_CPU_CAPABILITY); each claim check logs its value, bar and held-out size instead of stopping,
-and this prints the min / median / max per claim and the worst margin. Results are kept per
-(chapter's content, seed, kernel) under `_build/robustness/`, so a rerun executes only what is missing.
-"""
+"""How far each claim of the book sits from its bar, over seeds and CPU kernels: ``make robustness``
+(docs/contributors.md, "The same claims on every machine"). Results are kept per (chapter's content,
+seed, kernel) under ``_build/robustness/``, so a rerun executes only what is missing."""
 
 import argparse
 import hashlib
@@ -97,21 +93,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chapters", nargs="*", help="chapter names (default: every chapter)")
     parser.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2], help="seed offsets")
-    parser.add_argument("--kernels", nargs="*", help="ATEN_CPU_CAPABILITY values (default: all)")
-    parser.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
     parser.add_argument(
         "--second-kernel", action="store_true", help="print the kernel below this CPU's best; exit"
     )
-    args = parser.parse_args()
+    args, offered = parser.parse_args(), kernels()
     if args.second_kernel:  # what `make test` runs the thinnest chapters under, a second time
-        print(kernels()[-2] if len(kernels()) > 1 else "default")
+        print(offered[-2] if len(offered) > 1 else "default")
         return 0
     notebooks = [nb for nb in chapters() if not args.chapters or nb.stem in args.chapters]
     # seed by seed, so that an interrupted run has covered every chapter and kernel
-    grid = [(nb, s, k) for s in args.seeds for nb in notebooks for k in args.kernels or kernels()]
-    threads = max(1, (os.cpu_count() or 2) // args.jobs)
+    grid = [(nb, s, k) for s in args.seeds for nb in notebooks for k in offered]
+    jobs = max(1, (os.cpu_count() or 2) // 2)
+    threads = max(1, (os.cpu_count() or 2) // jobs)
     (OUT / "executed").mkdir(parents=True, exist_ok=True)
-    print(f"{len(grid)} executions, {args.jobs} at a time, {threads} threads each", flush=True)
+    print(f"{len(grid)} executions, {jobs} at a time, {threads} threads each", flush=True)
 
     def one(job):
         result = run_one(*job, threads)
@@ -119,7 +114,7 @@ def main() -> int:
         print(f"  {job[0].stem} seed {job[1]} {job[2]}: {result['seconds']} s, {status}", flush=True)
         return result
 
-    with ThreadPoolExecutor(args.jobs) as pool:
+    with ThreadPoolExecutor(jobs) as pool:
         results = list(pool.map(one, grid))
     table, ok = report(results)
     (OUT / "report.md").write_text(table + "\n")

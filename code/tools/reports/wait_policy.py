@@ -1,8 +1,5 @@
-"""Print ``OMP_WAIT_POLICY=PASSIVE`` when other processes keep a core of this machine busy, else nothing.
-
-OpenMP threads spin while they wait; on a busy machine the spinning takes the core the awaited thread
-needs (Bahdanau on 2 cores, one busy: 11 min by default, 85 s passive). The policy changes how a
-thread waits, not what it computes, so the Makefile passes its answer to the kernels:
+"""Print ``OMP_WAIT_POLICY=PASSIVE`` when other processes keep a core of this machine busy, else nothing
+(why: docs/contributors.md, "The same numbers on every run"). The Makefile passes the answer on:
 
     env $(python -m tools.reports.wait_policy) jupyter-book build .
 
@@ -30,11 +27,8 @@ def main() -> int:
     busy = busy_cores()
     if busy >= BUSY_CORES:
         print("OMP_WAIT_POLICY=PASSIVE")
-        why = "sleep while they wait (same results, no spinning against the other processes)"
-        print(
-            f"wait_policy: {busy:.1f} of {os.cpu_count()} cores busy, so PyTorch's threads will {why}",
-            file=sys.stderr,
-        )
+        why = f"{busy:.1f} of {os.cpu_count()} cores busy, so PyTorch's threads will sleep while they wait"
+        print(f"wait_policy: {why} (same results, no spinning against the other processes)", file=sys.stderr)
     return 0
 
 
