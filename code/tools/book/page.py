@@ -11,18 +11,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.course import ROOT
+from tools.course import ROOT, chapters
 
 SHARED = ["_config.yml", "references.bib", "intro.md", "code"]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("chapters", nargs="+", help="chapter names, e.g. lstm")
+    ap.add_argument("chapters", nargs="+", choices=[p.stem for p in chapters()], help="e.g. lstm")
     args = ap.parse_args(argv)
-    for name in args.chapters:
-        if not (ROOT / "chapters" / f"{name}.ipynb").exists():
-            sys.exit(f"no chapter named {name!r} (chapters/{name}.ipynb)")
     out = ROOT / "_build" / "page" / "-".join(args.chapters)
     with tempfile.TemporaryDirectory(prefix="seqlab-page-") as tmp:
         book = Path(tmp)

@@ -1,17 +1,10 @@
-"""Accessibility check of the built book: axe-core's WCAG 2.1 A and AA rules on every page.
+"""Accessibility check of the built book (``make check-a11y``): axe-core's WCAG 2.1 A and AA rules.
 
-``make check-a11y`` (``python -m tools.checks.a11y_check _build/html``) serves the built site
-on 127.0.0.1, and Playwright, driving Debian's Chromium (``/usr/bin/chromium``; ``apt-get
-install -y chromium``), opens every ``*.html`` page under it in four states: 1280 and 720 px
-wide, each in the theme's light and dark mode (switched with the theme's own toggle button). In
-each state, before the check, everything a reader can unfold is unfolded: ``<details>`` blocks
-(hidden cells, dropdowns), the toggle buttons of sphinx-togglebutton, the navigation tree's
-collapsed sections and the header's dropdown menus, so that hidden content is checked too. Then
-axe-core (bundled with ``axe-playwright-python``) runs the rules tagged ``wcag2a``, ``wcag2aa``,
-``wcag21a`` and ``wcag21aa``.
-
-It prints one row per page (its violations, once per rule and element over the four states, by
-rule id), then each violation with its element and states, and exits 1 if any page has one.
+The site is served on 127.0.0.1 and Playwright, driving Debian's Chromium (``/usr/bin/chromium``),
+opens every ``*.html`` page in four states: 1280 and 720 px wide, each in the theme's light and
+dark mode (switched with the theme's own toggle), with everything a reader can unfold unfolded
+(``UNFOLD_JS``), so that hidden content is checked too. It prints one row per page, then each
+violation with its element and states, and exits 1 if any page has one.
 """
 
 import argparse

@@ -1,6 +1,6 @@
 """Scan a built site for what students must not get: hidden tests always, solutions on request.
 
-    python -m tools.checks.leak_check _build/html [--no-solutions] [--notebooks chapters]
+    python -m tools.checks.leak_check _build/html [--no-solutions]
 
 Every file is read as text and searched for otter's hidden-test marker and each distinctive line of
 a hidden test (and, with ``--no-solutions``, of a solution). A solution line the package ``seqlab``
@@ -116,11 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("site", type=Path, nargs="?", default=ROOT / "_build" / "html")
     parser.add_argument("--no-solutions", action="store_true", help="solution lines are leaks too")
-    parser.add_argument("--notebooks", type=Path, default=ROOT / "chapters")
     args = parser.parse_args(argv)
     if not args.site.is_dir():
         parser.error(f"no built site at {args.site}: build the book first (make book)")
-    notebooks = sorted(args.notebooks.glob("*.ipynb"))
+    notebooks = sorted((ROOT / "chapters").glob("*.ipynb"))
     hidden, solution_lines = needles(notebooks)
     leaks = scan(args.site, notebooks, solutions=args.no_solutions)
     what = "hidden tests" + (" and solutions" if args.no_solutions else "")

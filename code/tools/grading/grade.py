@@ -232,10 +232,9 @@ def grade_file(path: Path, known: dict[str, Chapter], settings: Settings, only: 
 
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # one writer per process: the main thread
+    tmp.write_text(text, encoding="utf-8", newline="")
+    tmp.replace(path)
 
 
 def grader_fingerprint(known: dict[str, Chapter], settings: Settings) -> str:
@@ -271,7 +270,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("submissions", type=Path)
     parser.add_argument("--dist", type=Path, default=Path("dist"))
     parser.add_argument("--out", type=Path, default=Path("grades.csv"))
-    parser.add_argument("--feedback", type=Path, help="feedback files' folder (default: next to --out)")
     parser.add_argument("--chapter", help="grade only submissions of this chapter; others are wrong_chapter")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=float, default=300.0, help="hard limit per submission, seconds")
@@ -286,7 +284,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown chapter {args.chapter!r}; chapters with exercises: {sorted(known)}")
     settings = Settings(args.timeout, args.cell_timeout, args.test_timeout, args.memory_gb)
     out = args.out.resolve()
-    feedback_dir = (args.feedback or out.parent / "feedback").resolve()
     cache = out.parent / ".grade-cache"
     cache.mkdir(parents=True, exist_ok=True)
     fingerprint = grader_fingerprint(known, settings).encode() + (args.chapter or "").encode()
@@ -308,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
             bar.update(1)
     rows = [(p.relative_to(root).as_posix(), json.loads(keys[p].read_text())) for p in paths]
     for file, result in rows:
-        _write_atomic(feedback_dir / Path(file).with_suffix(".md"), result["feedback"])
+        _write_atomic(out.parent / "feedback" / Path(file).with_suffix(".md"), result["feedback"])
     _write_atomic(out, csv_text(rows, known))
     not_graded = sum(r["status"] != "graded" for _, r in rows)
     seconds = time.perf_counter() - start

@@ -37,6 +37,7 @@ TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 # what the tests of the exercises import, directly or through seqlab; pinned as in requirements.txt
 RUNTIME = ("torch", "numpy", "matplotlib", "tqdm", "babel", "num2words", "sacrebleu")
 SETUP_TAG = "seqlab-setup"
+EXECUTED = ROOT / "_build" / "jupyter_execute"  # the book build's run: the values the text quotes
 SETUP_TEMPLATE = """\
 # @title Set-up: installs seqlab, otter-grader and myst-nb where they are missing
 # Set-up for Colab, Binder or a fresh Python: installs what this notebook needs where it is missing
@@ -176,21 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--out", type=Path, default=Path("dist"))
-    parser.add_argument("--only", nargs="*", help="chapter names (file stems) to build; default all")
-    parser.add_argument("--executed", type=Path, default=ROOT / "_build" / "jupyter_execute",
-                        help="the book build's executed notebooks, for the values the text quotes "
-                        "(default _build/jupyter_execute; without one the text names them)")  # fmt: skip
-    args = parser.parse_args(argv)
     graded = [nb for nb in chapters() if has_exercises(nb)]
-    todo = [nb for nb in graded if not args.only or nb.stem in args.only]
-    if args.only and len(todo) != len(args.only):
-        parser.error(
-            f"unknown chapter among {args.only}; chapters with exercises: {[nb.stem for nb in graded]}"
-        )
-    for notebook in todo:
+    parser.add_argument("--out", type=Path, default=Path("dist"))
+    parser.add_argument("--only", nargs="*", choices=[nb.stem for nb in graded], help="default: all")
+    args = parser.parse_args(argv)
+    for notebook in (nb for nb in graded if not args.only or nb.stem in args.only):
         start = time.perf_counter()
-        target = assign(notebook, args.out, args.executed if args.executed.is_dir() else None)
+        target = assign(notebook, args.out, EXECUTED if EXECUTED.is_dir() else None)
         print(f"{notebook.stem}: {target}/student, {target}/autograder ({time.perf_counter() - start:.0f} s)")
     return 0
 
