@@ -52,6 +52,3 @@ def bahdanau_step():
     legend(ax, 0.25, 3.8, ["query", "memory", "value", "hidden", "output"],
            names={"memory": "keys", "value": "context", "hidden": "decoder"}, dx=0.95)  # fmt: skip
     return fig
-
-
-DIAGRAMS = {"bahdanau_step": bahdanau_step}

@@ -52,6 +52,3 @@ def lstm_cell():
     label(ax, 1.45, cy - 0.3, "keep", fontsize=8.5, color="#555555")
     label(ax, 3.72, cy - 0.3, "add", fontsize=8.5, color="#555555")
     return fig
-
-
-DIAGRAMS = {"lstm_cell": lstm_cell}

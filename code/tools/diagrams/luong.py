@@ -62,6 +62,3 @@ def luong_windows():
     _panel(ax, 4.8, "local-p", r"predicted $p_t$, $\times$ Gaussian", window_p, _weights(window_p, gauss),
            P_PRED, gauss)  # fmt: skip
     return fig
-
-
-DIAGRAMS = {"luong_windows": luong_windows}

@@ -52,6 +52,3 @@ def positional_sinusoids():
     label(ax, cx, cy - r - 0.3, "$x = \\sin(p\\,\\omega_i)$,  $y = \\cos(p\\,\\omega_i)$", fontsize=9.5)
     label(ax, cx, 3.0, "shift by $k$ = rotation by $k\\,\\omega_i$", fontsize=10)
     return fig
-
-
-DIAGRAMS = {"positional_sinusoids": positional_sinusoids}

@@ -44,6 +44,3 @@ def rnn_unrolled():
     label(ax, 3.5, 3.25, text, fontsize=11.5, color="#c0392b")
     label(ax, 6.45, xy + hh / 2, "forward: solid\nbackward: dashed", fontsize=8.5, color="#333333")
     return fig
-
-
-DIAGRAMS = {"rnn_unrolled": rnn_unrolled}
