@@ -1,13 +1,9 @@
 """The student notebook in plain Jupyter Markdown: what the book's MyST markup means, without MyST.
 
-JupyterLab, Notebook 7, VS Code and Colab render no MyST; :func:`plain` rewrites a chapter (JSON,
-so also the output of ``otter assign``) to read like the page: glued values in bold from the book
-build's executed notebook (``_build/jupyter_execute``; without one, the name in code font),
-diagrams and glued plots as PNG attachments numbered as the book numbers them (one count over the
-pages of ``_toc.yml``) with an anchor for ``{numref}``, ``{doc}`` as links to the book's site,
-``literalinclude`` as the code, citations as author-year text with a reference list, exercises and
-admonitions as plain Markdown, hidden code cells collapsed under a ``# @title`` line, and a
-collapsed cell that makes ``glue`` print what it records (see :func:`glue_shows_cell`).
+JupyterLab, Notebook 7, VS Code and Colab render no MyST: :func:`plain` rewrites a chapter (JSON, so
+also the output of ``otter assign``) to read like the page, offline (what that takes: the list in
+docs/instructors.md, "What students get"), with the values and figures of the book build's executed
+notebook (``_build/jupyter_execute``; without one, a glued value is named in code font).
 """
 
 import ast
@@ -79,14 +75,10 @@ def _markdown(root: Path, doc: str) -> str:
     return (root / f"{doc}.md").read_text(encoding="utf-8") if (root / f"{doc}.md").is_file() else ""
 
 
-def _chapter_docs(root: Path) -> list[str]:
-    return [f"chapters/{p.stem}" for p in sorted((root / "chapters").glob("*.ipynb"))]
-
-
 @functools.cache
 def titles(root: Path = ROOT) -> dict[str, str]:
     """{doc name relative to the root, e.g. "chapters/lstm" or "intro": its first heading}."""
-    found = {doc: HEADING.search(_markdown(root, doc)) for doc in ["intro", *_chapter_docs(root)]}
+    found = {doc: HEADING.search(_markdown(root, doc)) for doc in toc_docs(root)}
     return {doc: m.group(1).strip() for doc, m in found.items() if m}
 
 
@@ -101,8 +93,8 @@ def _named_figures(root: Path, docs: list[str], kinds=None):
 
 @functools.cache
 def figure_labels(root: Path = ROOT) -> dict[str, tuple[str, str]]:
-    """{figure name: (doc, caption)} over every chapter."""
-    return {name: (doc, body.strip()) for doc, name, body in _named_figures(root, _chapter_docs(root))}
+    """{figure name: (doc, caption)} over every page."""
+    return {name: (doc, body.strip()) for doc, name, body in _named_figures(root, toc_docs(root))}
 
 
 @functools.cache
@@ -223,10 +215,7 @@ class Converter:
 
     def doc_link(self, content: str) -> str:
         text, target = _split_target(content)
-        base = self.doc.rsplit("/", 1)[0] if "/" in self.doc else ""
-        doc = posixpath.normpath(
-            target.lstrip("/") if target.startswith("/") else posixpath.join(base, target)
-        )
+        doc = posixpath.normpath(posixpath.join(posixpath.dirname(self.doc), target)).lstrip("/")
         return f"[{text or titles(self.root).get(doc, target)}]({self.page_url(doc)})"
 
     def figure_name(self, label: str, capital: bool = False) -> str:
