@@ -24,11 +24,9 @@ from types import SimpleNamespace
 from tools.book.bib_style import AuthorYearStyle, surnames, who
 from tools.course import ROOT, collapsed_cell, read, repository_url, tags, toc_docs
 
-GLUE_PREFIX = "application/papermill.record/"
-ADMONITIONS = ("note", "tip", "warning", "important", "caution", "hint", "seealso", "admonition", "attention")
 HIDDEN_TAGS = {"remove-cell", "remove-input", "hide-input"}
-# an inline role: {name}`content`
-ROLE = re.compile(r"\{(glue:text|glue|doc|numref|ref|cite:t|cite:p|cite:ps|cite:ts|cite|eq|math)\}`([^`]*)`")
+# an inline role the chapters use (chapters/README.md): {name}`content`
+ROLE = re.compile(r"\{(glue:text|doc|numref|cite:t|cite:p|cite)\}`([^`]*)`")
 # a fenced directive: ```{name} argument ... ``` or :::{name} ... :::
 DIRECTIVE = re.compile(
     r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[a-z:\-]+)\}[ \t]*(?P<arg>[^\n]*)\n"
@@ -126,22 +124,12 @@ def bibliography(root: Path = ROOT) -> dict[str, tuple[str, str, str]]:
 
 
 def glued_outputs(executed: Path | None) -> dict[str, dict]:
-    """{glue name: its mime bundle} from a notebook the book build executed (empty if none)."""
-    if executed is None or not executed.is_file():
+    """{glue name: its mime bundle} for a notebook the book build executed (empty if none), from
+    ``<name>.glue.json`` beside it, where myst-nb moves the glued outputs."""
+    store = executed.with_name(executed.stem + ".glue.json") if executed else None
+    if store is None or not store.is_file():
         return {}
-    found = {}
-    # myst-nb moves the glued outputs out of the executed notebook into <name>.glue.json
-    store = executed.with_name(executed.stem + ".glue.json")
-    if store.is_file():
-        for name, output in json.loads(store.read_text(encoding="utf-8")).items():
-            found[name] = output.get("data", {})
-    for cell in read(executed).cells:
-        for out in cell.get("outputs", []):
-            if meta := out.get("metadata", {}).get("scrapbook"):
-                prefix = meta.get("mime_prefix", GLUE_PREFIX)
-                found[meta["name"]] = {k[len(prefix) :]: v for k, v in out.get("data", {}).items()
-                                       if k.startswith(prefix)}  # fmt: skip
-    return found
+    return {name: out.get("data", {}) for name, out in json.loads(store.read_text(encoding="utf-8")).items()}
 
 
 def glue_text(name_spec: str, glued: dict[str, dict]) -> str | None:
@@ -228,11 +216,8 @@ class Converter:
         text, label = _split_target(content)
         doc, _ = figure_labels(self.root).get(label, (self.doc, ""))
         number = self.numbers.get(label)
-        if text:
-            text = re.sub(r"%s|\{number\}", str(number) if number else "", text)
-            text = plain_text(self.inline(text)) or self.figure_name(label)
-        else:
-            text = self.figure_name(label)
+        text = re.sub(r"%s|\{number\}", str(number) if number else "", text or "")
+        text = plain_text(self.inline(text)) or self.figure_name(label)
         if doc == self.doc:
             return f"[{text}](#{label})"
         return f"[{text} of “{plain_text(titles(self.root).get(doc, doc))}”]({self.page_url(doc, label)})"
@@ -241,13 +226,13 @@ class Converter:
         keys = [k.strip() for k in content.split(",") if k.strip()]
         self.cited += [k for k in dict.fromkeys(keys) if k not in self.cited]
         parts = [self.bib.get(k, (k, ""))[:2] for k in keys]
-        if kind in ("cite:t", "cite:ts"):
+        if kind == "cite:t":
             return "; ".join(f"{name} ({year})" for name, year in parts)
         return "(" + "; ".join(f"{name}, {year}" for name, year in parts) + ")"
 
     def role(self, m: re.Match) -> str:
         kind, content = m.group(1), m.group(2)
-        if kind in ("glue:text", "glue"):
+        if kind == "glue:text":
             value = glue_text(content, self.glued)
             if value is None:
                 self.missing_values.append(content)
@@ -255,11 +240,9 @@ class Converter:
             return f"**{value}**"
         if kind == "doc":
             return self.doc_link(content)
-        if kind in ("numref", "ref"):
+        if kind == "numref":
             return self.figure_link(content)
-        if kind.startswith("cite"):
-            return self.cite(kind, content)
-        return f"${content}$" if kind == "math" else content
+        return self.cite(kind, content)
 
     def image(self, png: bytes | None, key: str, alt: str, caption: str, attachments: dict,
               label: str = "", heading: str = "", note: str = "") -> str:  # fmt: skip
@@ -304,11 +287,9 @@ class Converter:
             return quoted.rstrip("> ")
         if name == "solution":
             return f"<details><summary>Solution</summary>\n\n{self.inline(body)}\n\n</details>\n"
-        if name in ADMONITIONS:
-            title = arg if name == "admonition" and arg else name.capitalize()
-            quoted = "\n".join(f"> {x}" if x else ">" for x in self.inline(body).split("\n"))
-            return f"> **{title}.**\n>\n{quoted}\n"
-        return f"$$\n{body}\n$$\n" if name == "math" else self.inline(body) + "\n"
+        # an admonition ({note}, {admonition} with its title, ...): a quote under its title
+        quoted = "\n".join(f"> {x}" if x else ">" for x in self.inline(body).split("\n"))
+        return f"> **{arg or name.capitalize()}.**\n>\n{quoted}\n"
 
     def inline(self, text: str) -> str:
         return ROLE.sub(self.role, text)
@@ -461,7 +442,7 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
     imports = [i for i, src in code if GLUE_IMPORT.search(src)]
     if imports:
         roles = [m.group(2).partition(":") for text in markdown for m in ROLE.finditer(text)
-                 if m.group(1) in ("glue:text", "glue")]  # fmt: skip
+                 if m.group(1) == "glue:text"]  # fmt: skip
         formats = {name.strip(): spec for name, _, spec in reversed(roles)}  # the first {glue:text}'s format
         values = {}
         for name in dict.fromkeys(n for _, src in code for n in glued_names(src) if n not in shown_figures):
