@@ -23,7 +23,7 @@ Gradescope, because the tests call the submission's functions. The guards stop w
 do by editing their notebook in the ordinary ways (replacing the checks or ``torch.allclose``,
 exiting, writing a fake results file, reading the hidden tests or other students' files, using
 too much time or memory). They are not a security boundary against arbitrary native code: run
-untrusted work from outside the class in containers (see the README, "Grading", "What it is not").
+untrusted work from outside the class in containers (docs/instructors.md, "Grading").
 """
 
 import _thread
@@ -38,6 +38,7 @@ import signal
 import sys
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
+from unittest.mock import MagicMock
 
 MEMORY_ERRORS = ("can't allocate memory", "not enough memory", "out of memory", "Cannot allocate memory")
 
@@ -80,26 +81,6 @@ def _preimport() -> None:
     import IPython.display  # noqa: F401
 
 
-class _Nothing:
-    """Stands in for otter's ``Notebook`` (``grader.check(...)`` does nothing here) and for IPython."""
-
-    def __init__(self, *args, **kwargs):
-        pass
-
-    def __getattr__(self, name):
-        return lambda *args, **kwargs: None
-
-
-class _Discard(io.TextIOBase):
-    """``sys.stdout`` / ``sys.stderr`` while submission code runs: keeps nothing, costs nothing."""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text) -> int:
-        return len(text) if isinstance(text, str) else 0
-
-
 def _watched() -> list[tuple[str, object]]:
     """Modules and classes whose functions a submission must not replace (name, object)."""
     import numpy
@@ -128,9 +109,8 @@ def _snapshot(watched) -> dict:
                 saved[(owner_name, key)] = (owner, value)
         if isinstance(owner, type):  # a class: a new attribute can shadow an inherited one
             saved[(owner_name, _KEYS)] = (owner, frozenset(vars(owner)))
-    for name in list(sys.modules):
-        if name in dict(watched):
-            saved[("sys.modules", name)] = (None, sys.modules[name])
+        elif sys.modules.get(owner_name) is owner:
+            saved[("sys.modules", owner_name)] = (None, owner)
     return saved
 
 
@@ -364,7 +344,7 @@ def _make_runner(env: dict, limits: dict, switch, tamper_log: list[str], saved: 
     """(run, run_case, check_world), closures: everything they use is bound now, not looked up
     later, when the submission may have replaced it."""
     parse, example_type = doctest.DocTestParser().parse, doctest.Example
-    compile_, exec_, discard = builtins.compile, builtins.exec, _Discard
+    compile_, exec_, open_, devnull = builtins.compile, builtins.exec, builtins.open, os.devnull
     string_io, stdout_to, stderr_to = io.StringIO, redirect_stdout, redirect_stderr
     describe, restore, reset = _describe, _restore, _reset_torch_state
     timeout = float(limits["test_timeout"])
@@ -381,7 +361,7 @@ def _make_runner(env: dict, limits: dict, switch, tamper_log: list[str], saved: 
         finally:
             switch(False)
             disarm()
-            sys.stdout = sys.stderr = discard()
+            sys.stdout = sys.stderr = open_(devnull, "w")  # what the submission prints goes nowhere
         return None
 
     def run_case(body: str) -> tuple[bool, str, str]:
@@ -423,13 +403,10 @@ def _read_questions(tests: list, ok_test_file) -> list[tuple[str, list, bool]]:
 def _code_cells(path: str) -> list[tuple[int, str]]:
     """(index, source) of the submission's code cells, lesson cells (``otter_ignore``) left out."""
     with open(path, encoding="utf-8") as handle:
-        cells = json.load(handle).get("cells", [])
-    return [
-        (i, "".join(c.get("source", "")) if isinstance(c.get("source"), list) else str(c.get("source", "")))
-        for i, c in enumerate(cells)
-        if isinstance(c, dict) and c.get("cell_type") == "code"
-        and "otter_ignore" not in ((c.get("metadata") or {}).get("tags") or [])
-    ]  # fmt: skip
+        cells = enumerate(json.load(handle)["cells"])  # a list: grade.py grades no other file
+    code = [(i, c) for i, c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+    code = [(i, c) for i, c in code if "otter_ignore" not in (c.get("metadata") or {}).get("tags", [])]
+    return [(i, "".join(c.get("source", ""))) for i, c in code]
 
 
 def _run_cells(cells, run, limits: dict) -> list[tuple]:
@@ -480,7 +457,7 @@ def main() -> int:
     from otter.test_files import OKTestFile  # before the stand-in for otter replaces it
 
     sys.modules["otter"] = otter = type(sys)("otter")
-    otter.Notebook = _Nothing
+    otter.Notebook = MagicMock()  # grader.check(...) does nothing here
 
     questions = _read_questions(request["tests"], OKTestFile)
     cells = _code_cells(request["notebook"])
@@ -513,7 +490,7 @@ def main() -> int:
 
     posix._exit = _exit_stand_in
     _thread.start_new_thread = threading._start_new_thread = no_threads
-    env: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: _Nothing()}
+    env: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": MagicMock()}
     saved = _snapshot(_watched())
     run, run_case, check_world = _make_runner(env, limits, switch, tamper_log, saved)
     global _ERR_FD
@@ -521,7 +498,7 @@ def main() -> int:
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     os.dup2(null, 2)
-    sys.stdout = sys.stderr = _Discard()
+    sys.stdout = sys.stderr = open(os.devnull, "w")
     sys.addaudithook(hook)
 
     cell_problems = _run_cells(cells, run, limits)
