@@ -41,10 +41,8 @@ def redirect_page(target: str, title: str, lang: str | None) -> str:
 
 
 def write_index(app, exception) -> None:
-    if exception is not None or "html" not in app.builder.format:
-        return
     root = app.config.root_doc
-    if root == "index":
+    if exception is not None or "html" not in app.builder.format or root == "index":
         return
     target = f"{root}/index.html" if app.builder.name == "dirhtml" else f"{root}.html"
     title = app.config.html_title or app.config.project

@@ -4,7 +4,6 @@ python -m tools.book.page lstm [more chapters]      (or: make page CHAPTER=lstm)
 """
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -34,14 +33,13 @@ def main(argv: list[str] | None = None) -> int:
             f"format: jb-book\nroot: intro\nchapters:\n{files}  - file: chapters/references\n"
         )
         jb = Path(sys.executable).parent / "jupyter-book"
-        done = subprocess.run([str(jb), "build", str(book), "--all", "--keep-going"], env=os.environ)
-        if out.exists():
-            shutil.rmtree(out)
-        if (book / "_build" / "html").exists():
-            shutil.copytree(book / "_build" / "html", out / "html")
-        if (book / "_build" / "jupyter_execute").exists():  # the executed notebooks and glued values
-            shutil.copytree(book / "_build" / "jupyter_execute", out / "jupyter_execute")
-            print(f"\npage built: {out / 'html' / 'chapters'}")
+        done = subprocess.run([str(jb), "build", str(book), "--all", "--keep-going"])
+        shutil.rmtree(out, ignore_errors=True)
+        for part in ("html", "jupyter_execute"):  # the pages; the executed notebooks and glued values
+            if (book / "_build" / part).exists():
+                shutil.copytree(book / "_build" / part, out / part)
+    if (out / "html").exists():
+        print(f"\npage built: {out / 'html' / 'chapters'}")
     return done.returncode
 
 

@@ -374,13 +374,9 @@ _TEXT = {text}
 def _as_text(name, value):
     spec, book = _TEXT.get(name, ("", ""))
     try:
-        shown = format(value, spec) if spec else None
+        shown = format(value, spec or (".6g" if isinstance(value, float) else ""))
     except (TypeError, ValueError):
-        shown = None
-    if shown is None and isinstance(value, float):
-        shown = f"{{value:.6g}}"
-    elif shown is None:
-        shown = value if isinstance(value, str) else repr(value)
+        shown = repr(value)
     return f"{{name}} = {{shown}}" + (f"   (book: {{book}})" if book and book != shown else "")
 
 
