@@ -84,9 +84,8 @@ def set_mode(page, mode: str) -> bool:
 def check_page(browser, axe, url: str, widths=WIDTHS) -> list[tuple[str, list[dict]]]:
     """axe's violations on one page in every state: [(state name, violations)]. The page is
     loaded once (and typeset once), then resized and switched between light and dark."""
-    context = browser.new_context(viewport={"width": widths[0], "height": HEIGHT}, color_scheme="light")
-    results = []
-    try:
+    results, viewport = [], {"width": widths[0], "height": HEIGHT}
+    with browser.new_context(viewport=viewport, color_scheme="light") as context:
         page = context.new_page()
 
         def stay(route):
@@ -113,9 +112,7 @@ def check_page(browser, axe, url: str, widths=WIDTHS) -> list[tuple[str, list[di
                 page.wait_for_timeout(300)  # CSS transitions: opened toggles, the colour switch
                 result = axe.run(page, options={"runOnly": {"type": "tag", "values": TAGS}})
                 results.append((state, result.response["violations"]))
-        return results
-    finally:
-        context.close()
+    return results
 
 
 def check_site(root: Path, widths=WIDTHS, workers: int = 2) -> dict[str, dict]:
