@@ -16,7 +16,6 @@ its figure into view. It prints one line per notebook and exits 1 on any failure
 """
 
 import argparse
-import ast
 import hashlib
 import json
 import os
@@ -32,7 +31,7 @@ import urllib.request
 from importlib import metadata
 from pathlib import Path
 
-from tools.course import ROOT, chapters, read, tags, write
+from tools.course import ROOT, chapters, read, write
 from tools.handout import plain_notebook, student
 from tools.otter_format import fill, has_exercises, questions, solutions
 
@@ -224,7 +223,7 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
         if not report["check_passed"]:
             report["problems"].append(f'grader.check("{question}") not shown as passing: {text[:300]}')
     # the student's own run: each cell that computes a figure of the text shows it; each glued value, printed
-    figures = figure_names(saved)
+    figures = set(re.findall(r"```\{glue:figure\} (\w+)", (ROOT / "chapters" / f"{name}.ipynb").read_text()))
     drawn, missing = 0, []
     for cell in code:
         src, outputs = cell["source"], cell.get("outputs", [])
@@ -244,22 +243,6 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
         report["problems"].append("no progress-bar widget seen while the notebook trained")
     page.screenshot(path=str(out / f"{name}-after-run.png"))
     return report
-
-
-def figure_names(notebook: dict) -> set[str]:
-    """The glued figures of a student notebook (the ``_FIGURES`` of its glue-shows cell)."""
-    for cell in notebook["cells"]:
-        if plain_notebook.GLUE_SHOWS_TAG in tags(cell):
-            for node in ast.parse(cell["source"]).body:
-                if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_FIGURES":
-                    return set(ast.literal_eval(node.value))
-    return set()
-
-
-def summary(name: str, report: dict) -> str:
-    """One line: what was measured, then the problems."""
-    facts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in report.items() if k != "chapter" and v != [])
-    return f"{name}: {facts}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -299,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
                     except Exception as exc:  # noqa: BLE001  (one notebook's failure is reported, the rest run)
                         report = {"chapter": name, "problems": [f"{type(exc).__name__}: {exc}"]}
                     reports.append(report)
-                    print(summary(name, report), flush=True)
+                    facts = [f"{k.replace('_', ' ')} {v}" for k, v in report.items() if v != []][1:]
+                    print(f"{name}: {', '.join(facts)}", flush=True)  # what was measured, then the problems
                     page.goto("about:blank")  # close the notebook (and its kernel) before the next
                     with urllib.request.urlopen(f"{base}/api/sessions?token={token}") as sessions:
                         for s in json.load(sessions):
