@@ -19,8 +19,7 @@ def chapters(root: Path = ROOT) -> list[Path]:
 def toc_docs(root: Path = ROOT) -> list[str]:
     """The book's pages in the order of ``_toc.yml`` (its ``root:`` first, then every ``file:``),
     e.g. ``"chapters/lstm"``."""
-    path = root / "_toc.yml"
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    text = (root / "_toc.yml").read_text(encoding="utf-8")
     return re.findall(r"^[ \t-]*(?:root|file):\s*(\S+)", text, re.M)
 
 

@@ -47,8 +47,7 @@ def drop_solution_cells(app, doctree: nodes.Node) -> None:
 
 def setup(app):
     solutions = _switch("SEQLAB_SOLUTIONS", ("show", "remove"))  # read now: a misspelt mode fails early
-    execution = _switch("SEQLAB_EXECUTION", ("force", "cache"))  # unset: the book's own setting
-    if execution:
+    if execution := _switch("SEQLAB_EXECUTION", ("force", "cache")):  # unset: the book's own setting
         app.connect("config-inited", lambda app, config: setattr(config, "nb_execution_mode", execution))
     if solutions == "remove":
         app.connect("doctree-read", drop_solution_cells)

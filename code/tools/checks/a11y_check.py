@@ -50,8 +50,7 @@ def pages(root: Path) -> list[str]:
         raise ValueError(f"site: {root} is not a directory (build the book first: make book)")
     # _static/ holds the theme's Jinja macro files (webpack-macros.html), not pages
     names = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html"))
-    found = [name for name in names if name.split("/")[0] not in ("_static", "_sources")]
-    if not found:
+    if not (found := [name for name in names if name.split("/")[0] not in ("_static", "_sources")]):
         raise ValueError(f"site: no .html page under {root}")
     return found
 

@@ -148,8 +148,7 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
     page.screenshot(path=str(out / f"{name}-first-screen.png"))
     markdown = page.evaluate(MARKDOWN_TEXT)
     links = page.evaluate(LINKS)
-    bad_links = [a["text"] for a in links if re.search(r"[{}$\\]|\b(glue|numref):", a["text"])]
-    if bad_links:
+    if bad_links := [a["text"] for a in links if re.search(r"[{}$\\]|\b(glue|numref):", a["text"])]:
         report["problems"].append(f"markup in link texts: {bad_links[:3]}")
     figure_links = [a for a in links if a["href"].startswith("#fig-")]
     report["figure_links"] = len(figure_links)

@@ -74,8 +74,7 @@ def load_chapters(dist: Path) -> dict[str, Chapter]:
     """Every chapter with exercises and its autograder zip under ``dist`` (from ``make student``)."""
     found = {}
     for notebook in filter(has_exercises, chapters(ROOT)):
-        zips = sorted((dist / notebook.stem / "autograder").glob("*.zip"))
-        if not zips:
+        if not (zips := sorted((dist / notebook.stem / "autograder").glob("*.zip"))):
             raise SystemExit(f"no autograder zip for {notebook.stem} under {dist}; run `make student` first")
         points = dict(questions(notebook))  # {question: points}, in notebook order
         with zipfile.ZipFile(zips[-1]) as archive:

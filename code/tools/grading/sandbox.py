@@ -160,8 +160,7 @@ def _reset_torch_state() -> list[str]:
     while torch._C._len_torch_dispatch_stack() > 0:
         torch._C._pop_torch_dispatch_stack()
         undone.append("a torch dispatch mode")
-    if torch.get_default_dtype() != torch.float32:
-        torch.set_default_dtype(torch.float32)
+    torch.set_default_dtype(torch.float32)
     torch.set_grad_enabled(True)
     return undone
 
@@ -429,7 +428,7 @@ def _run_cells(cells, run, limits: dict) -> list[tuple]:
     return problems
 
 
-def _grade_questions(questions, run_case, check_world, emit, violations: list, tamper_log: list) -> None:
+def _grade_questions(questions, run_case, check_world, emit) -> None:
     """Run every test case of every question and emit one signed result line per question."""
     for name, cases, all_or_nothing in questions:
         outcomes = []
@@ -443,8 +442,7 @@ def _grade_questions(questions, run_case, check_world, emit, violations: list, t
         score = sum(o["points"] for o in outcomes if o["passed"])
         if all_or_nothing and score < possible:
             score = 0.0
-        emit("question", {"name": name, "score": score, "possible": possible, "cases": outcomes,
-                          "refused": list(violations), "replaced": list(tamper_log)})  # fmt: skip
+        emit("question", {"name": name, "score": score, "possible": possible, "cases": outcomes})
 
 
 def main() -> int:
@@ -467,10 +465,13 @@ def main() -> int:
     dumps, write_open, real_exit = json.dumps, open, _REAL_EXIT
     workdir = os.path.realpath(request["workdir"])
     os.chdir(workdir)
+    violations: list[str] = []
+    tamper_log: list[str] = []
 
-    def emit(kind: str, payload: dict) -> None:
+    def emit(kind: str, payload: dict) -> None:  # a line signed with the token
+        frame = {"kind": kind, **payload, "refused": list(violations), "replaced": list(tamper_log)}
         with write_open(results_path, "a", encoding="utf-8") as out:
-            out.write("\n" + token + " " + dumps({"kind": kind, **payload}) + "\n")
+            out.write("\n" + token + " " + dumps(frame) + "\n")
 
     import seqlab
 
@@ -479,8 +480,6 @@ def main() -> int:
     read_roots = sorted(
         {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), package, *site}
     )
-    violations: list[str] = []
-    tamper_log: list[str] = []
     hook, switch, no_threads = _make_guard(workdir, read_roots, violations)
 
     # stand-ins go in before the snapshot, so that the snapshot is the world the tests expect
@@ -503,9 +502,9 @@ def main() -> int:
 
     cell_problems = _run_cells(cells, run, limits)
     check_world()
-    emit("cells", {"problems": cell_problems, "refused": list(violations), "replaced": list(tamper_log)})
-    _grade_questions(questions, run_case, check_world, emit, violations, tamper_log)
-    emit("done", {"refused": list(violations), "replaced": list(tamper_log)})
+    emit("cells", {"problems": cell_problems})
+    _grade_questions(questions, run_case, check_world, emit)
+    emit("done", {})
     real_exit(0)
 
 

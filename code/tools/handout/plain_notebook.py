@@ -435,8 +435,7 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
                          else what_it_does(src))  # fmt: skip
                 cell["source"] = f"# @title {title}\n{src}"
     # glue() shows what it records, from the cell after the one that imports it
-    imports = [i for i, src in code if GLUE_IMPORT.search(src)]
-    if imports:
+    if imports := [i for i, src in code if GLUE_IMPORT.search(src)]:
         roles = [m.group(2).partition(":") for text in markdown for m in ROLE.finditer(text)
                  if m.group(1) == "glue:text"]  # fmt: skip
         formats = {name.strip(): spec for name, _, spec in reversed(roles)}  # the first {glue:text}'s format

@@ -37,8 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--remote", default="origin")
     args = parser.parse_args(argv)
     site = args.site.resolve()
-    problems = check_site(site)
-    if problems:
+    if problems := check_site(site):
         print("not publishing:\n" + "\n".join(f"  {p}" for p in problems))
         return 1
     version = seqlab_version()

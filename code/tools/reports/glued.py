@@ -43,8 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("site", nargs="?", default="_build/html", type=Path)
     ap.add_argument("--compare", type=Path, help="another built site to compare with")
     args = ap.parse_args(argv)
-    a = glued(args.site)
-    if not a:
+    if not (a := glued(args.site)):
         sys.exit(f"no glued values under {args.site}/chapters: build the book first")
     if args.compare is None:
         for chapter, values in a.items():

@@ -29,10 +29,9 @@ def kernels() -> list[str]:
 
 def run_one(notebook: Path, seed: int, kernel: str, threads: int) -> dict:
     """Execute one chapter with a seed offset and a kernel; its claims, time and any error."""
-    key = hashlib.sha256(notebook.read_bytes())
-    for source in sorted((ROOT / "code" / "src" / "seqlab").rglob("*.py")):
-        key.update(source.read_bytes())
-    cached = OUT / f"{notebook.stem}-seed{seed}-{kernel}-{key.hexdigest()[:12]}.json"
+    sources = [notebook, *sorted((ROOT / "code" / "src" / "seqlab").rglob("*.py"))]
+    key = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()[:12]
+    cached = OUT / f"{notebook.stem}-seed{seed}-{kernel}-{key}.json"
     if cached.exists():
         return json.loads(cached.read_text())
     log = cached.with_suffix(".claims")
