@@ -90,9 +90,9 @@ def _named_figures(root: Path, docs: list[str], kinds=None):
 
 
 @functools.cache
-def figure_labels(root: Path = ROOT) -> dict[str, tuple[str, str]]:
-    """{figure name: (doc, caption)} over every page."""
-    return {name: (doc, body.strip()) for doc, name, body in _named_figures(root, toc_docs(root))}
+def figure_labels(root: Path = ROOT) -> dict[str, str]:
+    """{figure name: the page it is on} over every page."""
+    return {name: doc for doc, name, _ in _named_figures(root, toc_docs(root))}
 
 
 @functools.cache
@@ -212,15 +212,13 @@ class Converter:
         return f"Figure {number}" if number else "The figure" if capital else "the figure"
 
     def figure_link(self, content: str) -> str:
-        """A link to a figure's anchor in this notebook, or to the book's page of another chapter."""
-        text, label = _split_target(content)
-        doc, _ = figure_labels(self.root).get(label, (self.doc, ""))
-        number = self.numbers.get(label)
-        text = re.sub(r"%s|\{number\}", str(number) if number else "", text or "")
-        text = plain_text(self.inline(text)) or self.figure_name(label)
+        """A link to a figure's anchor in this notebook, or to the book's page of another chapter; its
+        text is the figure's number (a text the role gives is the book's, with the book's number)."""
+        label = _split_target(content)[1]
+        text, doc = self.figure_name(label), figure_labels(self.root).get(label, self.doc)
         if doc == self.doc:
             return f"[{text}](#{label})"
-        return f"[{text} of “{plain_text(titles(self.root).get(doc, doc))}”]({self.page_url(doc, label)})"
+        return f"[{text} of “{titles(self.root).get(doc, doc)}”]({self.page_url(doc, label)})"
 
     def cite(self, kind: str, content: str) -> str:
         keys = [k.strip() for k in content.split(",") if k.strip()]
@@ -302,22 +300,6 @@ class Converter:
             return None
         lines = [f"- {self.bib[key][2]}" for key in self.cited if key in self.bib]
         return "## References\n\nThe works cited in this notebook:\n\n" + "\n".join(lines)
-
-
-GREEK = {
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eta": "η", "theta": "θ",
-    "lambda": "λ", "mu": "μ", "nu": "ν", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ",
-    "psi": "ψ", "omega": "ω", "Delta": "Δ", "Sigma": "Σ", "Omega": "Ω", "ell": "ℓ", "cdot": "·",
-    "times": "×", "le": "≤", "ge": "≥", "leq": "≤", "geq": "≥", "to": "→", "infty": "∞",
-}  # fmt: skip
-
-
-def plain_text(text: str) -> str:
-    """``text`` (Markdown with inline math) as plain words, for a link's text."""
-    text = re.sub(r"\\([A-Za-z]+)", lambda m: GREEK.get(m.group(1), m.group(1)), text)
-    text = re.sub(r"[_^]\{([^{}]*)\}", r"\1", text)
-    text = re.sub(r"[$`*{}\\]|(?<=[\w)])[_^](?=\w)", "", text)
-    return re.sub(r"\s+", " ", text.replace("[", "(").replace("]", ")")).strip()
 
 
 def what_it_does(source: str) -> str:
