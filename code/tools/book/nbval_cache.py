@@ -47,8 +47,7 @@ def pytest_runtest_makereport(item, call):
         return
     report = outcome.get_result()
     notebook = item.parent
-    failed = getattr(notebook, "_seqlab_failed", False) or report.failed or report.skipped
-    notebook._seqlab_failed = failed
+    notebook._seqlab_failed = getattr(notebook, "_seqlab_failed", False) or report.failed or report.skipped
     if call.when == "call" and report.passed:
         count = getattr(notebook, "_seqlab_count", 0) + 1
         notebook._seqlab_count = count

@@ -254,7 +254,6 @@ def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
     OUT.mkdir(parents=True, exist_ok=True)
-    VENVS.mkdir(parents=True, exist_ok=True)
     venv = student_venv(VENVS)
     settings = venv / "share" / "jupyter" / "lab" / "settings"
     settings.mkdir(parents=True, exist_ok=True)
@@ -273,8 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-                context = browser.new_context(viewport={"width": 1280, "height": 900})
-                page = context.new_page()
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
                 for name in names:
                     try:
                         report = check_one(page, base, token, name, answered[name], OUT, folder)

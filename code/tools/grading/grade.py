@@ -52,6 +52,7 @@ SANDBOX = HERE / "sandbox.py"
 CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
              "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg", "SEQLAB_PROGRESS": "0",
              "PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # fmt: skip
+FILE_MB = 64  # the largest file a submission may write
 
 
 @dataclasses.dataclass
@@ -59,15 +60,6 @@ class Chapter:
     name: str
     tests: list[tuple[str, str]]  # (question, OK-format test file source), in notebook order
     points: dict[str, float]  # question -> points
-
-
-@dataclasses.dataclass
-class Settings:
-    timeout: float = 300.0
-    cell_timeout: float = 60.0
-    test_timeout: float = 60.0
-    memory_gb: float = 4.0
-    file_mb: float = 64.0
 
 
 def load_chapters(dist: Path) -> dict[str, Chapter]:
@@ -111,8 +103,9 @@ def match_chapter(path: Path, known: dict[str, Chapter], only: str | None = None
     return "", "wrong_chapter", why
 
 
-def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
-    """Run one submission in its own process; the result dict (scores, status, error, feedback)."""
+def run_sandbox(path: Path, chapter: Chapter, settings: argparse.Namespace) -> dict:
+    """Run one submission in its own process under the limits of ``settings`` (the command line's);
+    the result dict (scores, status, error, feedback)."""
     token = secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="seqlab-grade-") as tmp:
         tmp_path = Path(tmp)
@@ -121,7 +114,7 @@ def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
         request = dict(notebook=str(path), tests=chapter.tests, results=str(results), workdir=str(workdir),
                        cell_timeout=settings.cell_timeout, test_timeout=settings.test_timeout,
                        memory_bytes=int(settings.memory_gb * 2**30),
-                       file_bytes=int(settings.file_mb * 2**20))  # fmt: skip
+                       file_bytes=FILE_MB * 2**20)  # fmt: skip
         (tmp_path / "request.json").write_text(json.dumps(request))
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", str(workdir)),
                **CHILD_ENV}  # fmt: skip
@@ -143,7 +136,7 @@ def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
                 with contextlib.suppress(json.JSONDecodeError):
                     frames += [json.loads(body)] if head == token else []
         stderr_tail = (tmp_path / "stderr.txt").read_bytes()[-2000:].decode(errors="replace")
-        result = _interpret(frames, chapter, settings, killed, process.returncode, stderr_tail)
+        result = _interpret(frames, chapter, settings.timeout, killed, process.returncode, stderr_tail)
         # without run-specific folders and addresses: grading twice gives the same bytes
         for key in ("error", "feedback"):
             text = result[key].replace(str(workdir.resolve()), "<submission folder>")
@@ -152,7 +145,7 @@ def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
         return result
 
 
-def _interpret(frames: list[dict], chapter: Chapter, settings: Settings, killed: bool, code: int,
+def _interpret(frames: list[dict], chapter: Chapter, timeout: float, killed: bool, code: int,
                stderr: str) -> dict:  # fmt: skip
     """Scores, status, error and the feedback text from the child's frames."""
     cells = next((f for f in frames if f["kind"] == "cells"), None)
@@ -178,7 +171,7 @@ def _interpret(frames: list[dict], chapter: Chapter, settings: Settings, killed:
         unfinished = [q for q, _ in chapter.tests if q not in graded]
         where = "its cells" if cells is None else f"the tests of {unfinished[0]}" if unfinished else "the end"
         status = "timeout" if killed else "crashed"
-        what = f"killed after {settings.timeout:g} s" if killed else f"the process ended (exit code {code})"
+        what = f"killed after {timeout:g} s" if killed else f"the process ended (exit code {code})"
         reason = f"{what} in {where}; unfinished questions get 0"
         if stderr.strip() and not killed:
             reason += f" [{stderr.strip().splitlines()[-1][:200]}]"
@@ -217,8 +210,8 @@ def _feedback(chapter: Chapter, scores: dict, status: str, errors: list[str], gr
     return "\n".join(lines).rstrip() + "\n"
 
 
-def grade_file(path: Path, known: dict[str, Chapter], settings: Settings, only: str | None) -> dict:
-    chapter, status, reason = match_chapter(path, known, only)
+def grade_file(path: Path, known: dict[str, Chapter], settings: argparse.Namespace) -> dict:
+    chapter, status, reason = match_chapter(path, known, settings.chapter)
     if chapter:
         return run_sandbox(path, known[chapter], settings)
     feedback = f"# Feedback\n\nScore: 0 (status: {status})\n\n{reason}\n"
@@ -232,17 +225,14 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def grader_fingerprint(known: dict[str, Chapter], settings: Settings) -> str:
-    """What a cached result depends on besides the submission: tests, grader code, limits."""
-    digest = hashlib.sha256()
-    for name in sorted(known):
-        digest.update(name.encode())
-        for question, source in known[name].tests:
-            digest.update(question.encode() + source.encode())
-    for tool in (HERE / "grade.py", SANDBOX):
-        digest.update(tool.read_bytes())
-    digest.update(json.dumps(dataclasses.asdict(settings), sort_keys=True).encode())
-    return digest.hexdigest()
+def grader_fingerprint(known: dict[str, Chapter], settings: argparse.Namespace) -> str:
+    """What a cached result depends on besides the submission: tests, grader code, limits, --chapter."""
+    limits = [
+        getattr(settings, k) for k in ("chapter", "timeout", "cell_timeout", "test_timeout", "memory_gb")
+    ]
+    tests = sorted((name, chapter.tests) for name, chapter in known.items())
+    code = b"".join(tool.read_bytes() for tool in (HERE / "grade.py", SANDBOX))
+    return hashlib.sha256(json.dumps([tests, limits]).encode() + code).hexdigest()
 
 
 def csv_text(rows: list[tuple[str, dict]], known: dict[str, Chapter]) -> str:
@@ -276,11 +266,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.submissions.is_dir():
         parser.error(f"{args.submissions} is not a folder")
     known = load_chapters(args.dist.resolve())
-    settings = Settings(args.timeout, args.cell_timeout, args.test_timeout, args.memory_gb)
     out = args.out.resolve()
     cache = out.parent / ".grade-cache"
     cache.mkdir(parents=True, exist_ok=True)
-    fingerprint = grader_fingerprint(known, settings).encode() + (args.chapter or "").encode()
+    fingerprint = grader_fingerprint(known, args).encode()
     root = args.submissions.resolve()
     paths = sorted(p for p in root.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts and p.is_file())
     keys = {p: cache / f"{hashlib.sha256(fingerprint + p.read_bytes()).hexdigest()}.json" for p in paths}
@@ -291,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     bar = tqdm(total=len(todo), unit="notebook", desc="grading", dynamic_ncols=True, disable=quiet)
     start, failed = time.perf_counter(), 0
     with bar, ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        running = {pool.submit(grade_file, path, known, settings, args.chapter): path for path in todo}
+        running = {pool.submit(grade_file, path, known, args): path for path in todo}
         for done in as_completed(running):  # each result stored as it comes: a rerun resumes from here
             _write_atomic(keys[running[done]], json.dumps(done.result(), sort_keys=True))
             failed += done.result()["status"] != "graded"

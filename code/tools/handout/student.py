@@ -127,8 +127,7 @@ def _otter_assign(source: Path, target: Path) -> None:
 def assign(notebook: Path, out: Path, executed_dir: Path | None = None, run_tests: bool = True) -> Path:
     """Run ``otter assign`` on one chapter into ``out/<name>``; returns that folder. ``run_tests``:
     otter grades the solutions with the zip it built (the tests check that themselves)."""
-    name = assignment_name(notebook)
-    if name != notebook.stem:
+    if (name := assignment_name(notebook)) != notebook.stem:
         raise ValueError(f"{notebook}: assignment name {name!r} must equal the file name {notebook.stem!r}")
     target = (out / name).resolve()
     shutil.rmtree(target, ignore_errors=True)
@@ -142,8 +141,7 @@ def assign(notebook: Path, out: Path, executed_dir: Path | None = None, run_test
         config = {"requirements": requirements, "autograder_files": [rel], "run_tests": run_tests}
         write(amend_config(read(notebook), **config), source)
         _otter_assign(source, target)
-    zips = list((target / "autograder").glob("*.zip"))
-    if len(zips) != 1:
+    if len(zips := list((target / "autograder").glob("*.zip"))) != 1:
         raise RuntimeError(f"expected one autograder zip in {target / 'autograder'}, found {zips}")
     handout = target / "student" / notebook.name
     write(for_students(read(handout), notebook, executed_dir), handout)
