@@ -33,11 +33,8 @@ def redirect_page(target: str, title: str, lang: str | None) -> str:
     """The text of an ``index.html`` that sends the reader to ``target`` at once."""
     if not target or "\n" in target or '"' in target:
         raise ValueError(f"target: a page's relative address is needed, got {target!r}")
-    return PAGE.format(
-        target=html.escape(target, quote=True),
-        title=html.escape(title or "Home"),
-        lang=html.escape(lang or "en"),
-    )
+    title, lang = html.escape(title or "Home"), html.escape(lang or "en")
+    return PAGE.format(target=html.escape(target), title=title, lang=lang)
 
 
 def write_index(app, exception) -> None:

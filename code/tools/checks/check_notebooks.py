@@ -78,7 +78,7 @@ def prepare_notebooks(names: list[str], folder: Path, executed: Path) -> dict[st
         if served.is_file():
             write(read(served), target)
         else:
-            write(student.student_notebook(path, executed if executed.is_dir() else None), target)
+            write(student.student_notebook(path, executed), target)
         answered[path.stem] = ""
         if has_exercises(path):
             first = [q for q, _ in questions(path)]

@@ -93,10 +93,9 @@ def leaked_solutions(flat: str, solution_lines: list[tuple[str, str]], shared: s
     return leaked
 
 
-def scan(site: Path, notebooks: list[Path], solutions: bool = False, shared: set[str] | None = None) -> dict:
-    """{file under ``site``: what it leaks}. ``shared``: lines of the package (default: seqlab's)."""
-    hidden, solution_lines = needles(notebooks)
-    shared = package_lines() if shared is None else shared
+def scan(site: Path, notebooks: list[Path], solutions: bool = False) -> dict:
+    """{file under ``site``: what it leaks}."""
+    (hidden, solution_lines), shared = needles(notebooks), package_lines()
     leaks: dict[str, list[str]] = {}
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         text = built_text(path)

@@ -36,12 +36,12 @@ def diagrams() -> dict[str, object]:
     return found
 
 
-def render(draw) -> bytes:
-    """The SVG bytes of one drawing function's figure, written reproducibly."""
+def render(draw, fmt: str = "svg", **savefig) -> bytes:
+    """The SVG (or ``fmt``) bytes of one drawing function's figure, written reproducibly."""
     with plt.rc_context(SVG_RC):
         fig = draw()
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+        fig.savefig(buffer, format=fmt, **({"metadata": {"Date": None, "Creator": None}} | savefig))
         plt.close(fig)
     return buffer.getvalue()
 

@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 import zipfile
+from argparse import RawDescriptionHelpFormatter as RAW
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
@@ -228,7 +229,11 @@ def _write_atomic(path: Path, text: str) -> None:
 def grader_fingerprint(known: dict[str, Chapter], settings: argparse.Namespace) -> str:
     """What a cached result depends on besides the submission: tests, grader code, limits, --chapter."""
     limits = [
-        getattr(settings, k) for k in ("chapter", "timeout", "cell_timeout", "test_timeout", "memory_gb")
+        settings.chapter,
+        settings.timeout,
+        settings.cell_timeout,
+        settings.test_timeout,
+        settings.memory_gb,
     ]
     tests = sorted((name, chapter.tests) for name, chapter in known.items())
     code = b"".join(tool.read_bytes() for tool in (HERE / "grade.py", SANDBOX))
@@ -249,9 +254,7 @@ def csv_text(rows: list[tuple[str, dict]], known: dict[str, Chapter]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     parser.add_argument("submissions", type=Path)
     parser.add_argument("--dist", type=Path, default=Path("dist"))
     parser.add_argument("--out", type=Path, default=Path("grades.csv"))

@@ -81,6 +81,17 @@ def _preimport() -> None:
     import IPython.display  # noqa: F401
 
 
+class _Discard(io.TextIOBase):
+    """``sys.stdout`` / ``sys.stderr`` while submission code runs: keeps nothing, costs nothing (no
+    file, so nothing for the garbage collector to close while the submission's code runs)."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text) -> int:
+        return len(text) if isinstance(text, str) else 0
+
+
 def _watched() -> list[tuple[str, object]]:
     """Modules and classes whose functions a submission must not replace (name, object)."""
     import numpy
@@ -343,7 +354,7 @@ def _make_runner(env: dict, limits: dict, switch, tamper_log: list[str], saved: 
     """(run, run_case, check_world), closures: everything they use is bound now, not looked up
     later, when the submission may have replaced it."""
     parse, example_type = doctest.DocTestParser().parse, doctest.Example
-    compile_, exec_, open_, devnull = builtins.compile, builtins.exec, builtins.open, os.devnull
+    compile_, exec_, discard = builtins.compile, builtins.exec, _Discard
     string_io, stdout_to, stderr_to = io.StringIO, redirect_stdout, redirect_stderr
     describe, restore, reset = _describe, _restore, _reset_torch_state
     timeout = float(limits["test_timeout"])
@@ -360,7 +371,7 @@ def _make_runner(env: dict, limits: dict, switch, tamper_log: list[str], saved: 
         finally:
             switch(False)
             disarm()
-            sys.stdout = sys.stderr = open_(devnull, "w")  # what the submission prints goes nowhere
+            sys.stdout = sys.stderr = discard()
         return None
 
     def run_case(body: str) -> tuple[bool, str, str]:
@@ -477,9 +488,7 @@ def main() -> int:
 
     site = [p for p in sys.path if p and os.path.isdir(p) and "site-packages" in p]
     package = os.path.dirname(os.path.dirname(seqlab.__file__))
-    read_roots = sorted(
-        {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), package, *site}
-    )
+    read_roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), package, *site}
     hook, switch, no_threads = _make_guard(workdir, read_roots, violations)
 
     # stand-ins go in before the snapshot, so that the snapshot is the world the tests expect
@@ -497,7 +506,7 @@ def main() -> int:
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     os.dup2(null, 2)
-    sys.stdout = sys.stderr = open(os.devnull, "w")
+    sys.stdout = sys.stderr = _Discard()
     sys.addaudithook(hook)
 
     cell_problems = _run_cells(cells, run, limits)

@@ -11,7 +11,6 @@ import base64
 import contextlib
 import copy
 import functools
-import io
 import json
 import os
 import posixpath
@@ -152,19 +151,12 @@ _DRAW_LOCK = threading.Lock()
 @functools.cache
 def diagram_png(stem: str) -> bytes | None:
     """The PNG of the concept diagram ``chapters/images/<stem>.svg``, drawn by its code."""
-    import matplotlib.pyplot as plt
-
     from tools.diagrams import build
 
     with _DRAW_LOCK:  # pyplot draws one figure at a time
-        draw = build.diagrams().get(stem)
-        if draw is None:
+        if (draw := build.diagrams().get(stem)) is None:
             return None
-        fig, buf = draw(), io.BytesIO()
-        with plt.rc_context(build.SVG_RC):
-            fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-        plt.close(fig)
-        return buf.getvalue()
+        return build.render(draw, "png", dpi=110, bbox_inches="tight", metadata={"Software": None})
 
 
 def included_code(path: Path, options: dict[str, str]) -> str:

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from argparse import RawDescriptionHelpFormatter as RAW
 from importlib import metadata
 from pathlib import Path
 
@@ -172,16 +173,14 @@ def student_notebook(notebook: Path, executed_dir: Path | None = None, root: Pat
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     graded = [nb for nb in chapters() if has_exercises(nb)]
     parser.add_argument("--out", type=Path, default=Path("dist"))
     parser.add_argument("--only", nargs="*", choices=[nb.stem for nb in graded], help="default: all")
     args = parser.parse_args(argv)
     for notebook in (nb for nb in graded if not args.only or nb.stem in args.only):
         start = time.perf_counter()
-        target = assign(notebook, args.out, EXECUTED if EXECUTED.is_dir() else None)
+        target = assign(notebook, args.out, EXECUTED)
         print(f"{notebook.stem}: {target}/student, {target}/autograder ({time.perf_counter() - start:.0f} s)")
     return 0
 

@@ -92,9 +92,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chapters", nargs="*", help="chapter names (default: every chapter)")
     parser.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2], help="seed offsets")
-    parser.add_argument(
-        "--second-kernel", action="store_true", help="print the kernel below this CPU's best; exit"
-    )
+    parser.add_argument("--second-kernel", action="store_true", help="print the kernel below the best; exit")
     args, offered = parser.parse_args(), kernels()
     if args.second_kernel:  # what `make test` runs the thinnest chapters under, a second time
         print(offered[-2] if len(offered) > 1 else "default")
