@@ -187,6 +187,7 @@ class Converter:
         self.site, self.bib, self.numbers = site_url(root), bibliography(root), figure_numbers(root)
         self.cited: list[str] = []
         self.missing_values: list[str] = []
+        self.formats: dict[str, str] = {}  # {glued value: the format of the first {glue:text} that shows it}
         self.cell = 0  # the index of the cell being converted
         self.drawn_at: dict[str, int] = {}  # {glued figure: the index of the code cell that glues it}
 
@@ -223,6 +224,7 @@ class Converter:
     def role(self, m: re.Match) -> str:
         kind, content = m.group(1), m.group(2)
         if kind == "glue:text":
+            self.formats.setdefault(content.partition(":")[0].strip(), content.partition(":")[2])
             value = glue_text(content, self.glued)
             if value is None:
                 self.missing_values.append(content)
@@ -410,10 +412,7 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
                 cell["source"] = f"# @title {title}\n{src}"
     # glue() shows what it records, from the cell after the one that imports it
     if imports := [i for i, src in code if GLUE_IMPORT.search(src)]:
-        roles = [m.group(2).partition(":") for text in markdown for m in ROLE.finditer(text)
-                 if m.group(1) == "glue:text"]  # fmt: skip
-        formats = {name.strip(): spec for name, _, spec in reversed(roles)}  # the first {glue:text}'s format
-        values = {}
+        values, formats = {}, conv.formats
         for name in dict.fromkeys(n for _, src in code for n in glued_names(src) if n not in shown_figures):
             spec = formats.get(name, "")
             book = glue_text(f"{name}:{spec}" if spec else name, conv.glued) or ""
