@@ -10,12 +10,11 @@ def bahdanau_step():
     fig, ax = figure(7.0, 4.1)
     w, h = 0.62, 0.46
     xs = [0.25, 1.05, 1.85, 2.65]
-    names = ["$h_1$", "$h_2$", "$h_3$", "$h_4$"]
     alphas = [0.05, 0.15, 0.7, 0.1]  # an illustrative alignment: step i looks at h_3
     # encoder states along the bottom: the keys and the values
     label(ax, 1.75, 0.2, "encoder states $h_j$: keys = values", fontsize=9, color=GREY)
-    for x, name in zip(xs, names):
-        box(ax, x, 0.45, w, h, name, role="memory")
+    for j, x in enumerate(xs, 1):
+        box(ax, x, 0.45, w, h, f"$h_{j}$", role="memory")
     # the query: the previous decoder state
     q = box(ax, 4.9, 0.45, 0.95, h, "$s_{i-1}$", role="query")
     label(ax, 5.37, 0.2, "previous decoder state: query", fontsize=9, color=GREY)

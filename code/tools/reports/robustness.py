@@ -80,11 +80,6 @@ def report(results: list[dict]) -> tuple[str, bool]:
         )
     errors = [r for r in results if r["error"]]
     lines += [f"\n{r['chapter']} (seed {r['seed']}, {r['kernel']}) failed: {r['error']}" for r in errors]
-    times = {}
-    for r in results:
-        times.setdefault(r["chapter"], []).append(r["seconds"])
-    lines.append("\nSeconds per execution (cached runs show the time they took when they ran):")
-    lines += [f"- {c}: {min(t):.0f}-{max(t):.0f} s over {len(t)} runs" for c, t in times.items()]
     return "\n".join(lines), all_held and not errors
 
 
