@@ -75,10 +75,7 @@ def prepare_notebooks(names: list[str], folder: Path, executed: Path) -> dict[st
     answered = {}
     for path in (p for p in chapters() if p.stem in names):
         served, target = site / path.name, folder / path.name
-        if served.is_file():
-            write(read(served), target)
-        else:
-            write(student.student_notebook(path, executed), target)
+        write(read(served) if served.is_file() else student.student_notebook(path, executed), target)
         answered[path.stem] = ""
         if has_exercises(path):
             first = [q for q, _ in questions(path)]

@@ -154,9 +154,8 @@ def diagram_png(stem: str) -> bytes | None:
     from tools.diagrams import build
 
     with _DRAW_LOCK:  # pyplot draws one figure at a time
-        if (draw := build.diagrams().get(stem)) is None:
-            return None
-        return build.render(draw, "png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+        draw = build.diagrams().get(stem)  # None: no such diagram
+        return draw and build.render(draw, "png", dpi=110, bbox_inches="tight", metadata={"Software": None})
 
 
 def included_code(path: Path, options: dict[str, str]) -> str:

@@ -82,10 +82,8 @@ def with_setup_cell(notebook: dict, root: Path = ROOT) -> dict:
     """The notebook with the set-up cell first (replacing an older one), collapsed so that the chapter
     opens on its title; ``otter_ignore``: the graders (otter run, Gradescope, make grade) skip it."""
     nb = copy.deepcopy(notebook)
-    with_id = nb.get("nbformat", 4) != 4 or nb.get("nbformat_minor", 5) >= 5
-    cell = collapsed_cell(
-        setup_source(root), SETUP_TAG, "otter_ignore", **({"id": SETUP_TAG} if with_id else {})
-    )
+    ids = {"id": SETUP_TAG} if nb.get("nbformat_minor", 5) >= 5 else {}  # cell ids: nbformat 4.5 on
+    cell = collapsed_cell(setup_source(root), SETUP_TAG, "otter_ignore", **ids)
     nb["cells"] = [cell, *(c for c in nb["cells"] if SETUP_TAG not in tags(c))]
     return nb
 
@@ -155,7 +153,7 @@ def for_students(notebook: dict, source: Path, executed_dir: Path | None = None,
     and the set-up cell first."""
     # not resolved: page.py builds from a folder of symlinks to the chapters
     rel = Path(os.path.abspath(source)).relative_to(os.path.abspath(root))
-    executed = executed_dir / rel if executed_dir is not None and (executed_dir / rel).is_file() else None
+    executed = executed_dir / rel if executed_dir else None  # a missing one: no values (glued_outputs)
     return with_setup_cell(plain_notebook.plain(notebook, rel.with_suffix("").as_posix(), executed, root))
 
 
