@@ -46,12 +46,10 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 def pages(root: Path) -> list[str]:
     """Every HTML page of the site, as paths relative to ``root``."""
-    if not root.is_dir():
-        raise ValueError(f"site: {root} is not a directory (build the book first: make book)")
     # _static/ holds the theme's Jinja macro files (webpack-macros.html), not pages
     names = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html"))
     if not (found := [name for name in names if name.split("/")[0] not in ("_static", "_sources")]):
-        raise ValueError(f"site: no .html page under {root}")
+        raise ValueError(f"site: no .html page under {root} (build the book first: make book)")
     return found
 
 

@@ -256,8 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     settings.mkdir(parents=True, exist_ok=True)
     (settings / "overrides.json").write_text(OVERRIDES)
     work = Path(tempfile.mkdtemp(prefix="seqlab-student-"))  # outside the repository
-    folder = work / "notebooks"
-    folder.mkdir()
+    folder = work / "notebooks"  # made by the first notebook written into it
     answered = prepare_notebooks(names, folder, student.EXECUTED)
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))

@@ -9,6 +9,7 @@ solution's distinctive lines.
 """
 
 import argparse
+import contextlib
 import html
 import json
 import re
@@ -65,11 +66,9 @@ def built_text(path: Path) -> str | None:
     text = data.decode("utf-8", errors="replace")
     if path.suffix in (".html", ".htm"):
         return html.unescape(re.sub(r"<[^>]+>", "", text))
-    if path.suffix in (".ipynb", ".json"):  # the strings, unescaped
-        try:
+    if path.suffix in (".ipynb", ".json"):  # the strings, unescaped (or, if it is no JSON, the text)
+        with contextlib.suppress(ValueError):
             return "\n".join(_strings(json.loads(text)))
-        except ValueError:
-            return text
     return text
 
 

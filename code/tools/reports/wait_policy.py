@@ -12,20 +12,16 @@ import sys
 import psutil
 
 BUSY_CORES = 0.5  # other processes' use, in cores, from which threads should sleep, not spin
-SAMPLE_S = 0.5
 
 
-def busy_cores(seconds: float = SAMPLE_S) -> float:
+def busy_cores(seconds: float = 0.5) -> float:
     """How many cores' worth of CPU time this machine spent working over ``seconds`` (this process
     sleeps meanwhile, so the work is other processes')."""
     return psutil.cpu_percent(interval=seconds) / 100 * (os.cpu_count() or 1)
 
 
 def main() -> int:
-    if "OMP_WAIT_POLICY" in os.environ:
-        return 0
-    busy = busy_cores()
-    if busy >= BUSY_CORES:
+    if "OMP_WAIT_POLICY" not in os.environ and (busy := busy_cores()) >= BUSY_CORES:
         print("OMP_WAIT_POLICY=PASSIVE")
         why = f"{busy:.1f} of {os.cpu_count()} cores busy, so PyTorch's threads will sleep while they wait"
         print(f"wait_policy: {why} (same results, no spinning against the other processes)", file=sys.stderr)
