@@ -12,8 +12,6 @@ from pathlib import Path
 
 from tools.course import ROOT, chapters
 
-SHARED = ["_config.yml", "references.bib", "intro.md", "code"]
-
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -22,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     out = ROOT / "_build" / "page" / "-".join(args.chapters)
     with tempfile.TemporaryDirectory(prefix="seqlab-page-") as tmp:
         book = Path(tmp)
-        for item in SHARED:
+        for item in ("_config.yml", "references.bib", "intro.md", "code"):  # what every page needs
             (book / item).symlink_to(ROOT / item)
         (book / "chapters").mkdir()
         for path in (ROOT / "chapters").iterdir():

@@ -34,7 +34,6 @@ DIRECTIVE = re.compile(
 )
 MYST_LEFT = re.compile(r"\{[a-z:\-]+\}`|^(`{3,}|:{3,})\{[a-z:\-]+\}", re.M)
 GLUE_IMPORT = re.compile(r"^from myst_nb import [^\n]*\bglue\b", re.M)
-HEADING = re.compile(r"^# (.+)$", re.M)
 
 
 def myst_markup(text: str) -> list[str]:
@@ -75,7 +74,7 @@ def _markdown(root: Path, doc: str) -> str:
 @functools.cache
 def titles(root: Path = ROOT) -> dict[str, str]:
     """{doc name relative to the root, e.g. "chapters/lstm" or "intro": its first heading}."""
-    found = {doc: HEADING.search(_markdown(root, doc)) for doc in toc_docs(root)}
+    found = {doc: re.search(r"^# (.+)$", _markdown(root, doc), re.M) for doc in toc_docs(root)}
     return {doc: m.group(1).strip() for doc, m in found.items() if m}
 
 
