@@ -49,8 +49,7 @@ def pytest_runtest_makereport(item, call):
     notebook = item.parent
     notebook._seqlab_failed = getattr(notebook, "_seqlab_failed", False) or report.failed or report.skipped
     if call.when == "call" and report.passed:
-        count = getattr(notebook, "_seqlab_count", 0) + 1
-        notebook._seqlab_count = count
+        notebook._seqlab_count = count = getattr(notebook, "_seqlab_count", 0) + 1
         item.cell.outputs = [nbformat.from_dict(dict(o)) for o in (item.test_outputs or [])]
         item.cell.execution_count = count
         for output in item.cell.outputs:
@@ -66,9 +65,8 @@ def pytest_runtest_teardown(item, nextitem):
     if nextitem is not None and nextitem.parent is notebook:
         return  # more cells of this notebook to come
     cells = [c for c in notebook.nb.cells if c.cell_type == "code"]
-    if getattr(notebook, "_seqlab_failed", False) or getattr(notebook, "_seqlab_count", 0) != len(cells):
-        return
-    store(notebook.nb, Path(str(notebook.fspath)), path)
+    if not getattr(notebook, "_seqlab_failed", False) and getattr(notebook, "_seqlab_count", 0) == len(cells):
+        store(notebook.nb, Path(str(notebook.fspath)), path)
 
 
 def store(nb: nbformat.NotebookNode, source: Path, cache_path: str) -> None:

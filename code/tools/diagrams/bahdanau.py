@@ -20,7 +20,7 @@ def bahdanau_step():
     label(ax, 5.37, 0.2, "previous decoder state: query", fontsize=9, color=GREY)
     # scores e_ij = v^T tanh(W s_{i-1} + U h_j)
     for x in xs:
-        c = circle(ax, x + w / 2, 1.55, 0.2, "$e$", role="op", fontsize=10)
+        c = circle(ax, x + w / 2, 1.55, 0.2, "$e$", fontsize=10)
         arrow(ax, (x + w / 2, 0.45 + h), (c[0], c[1] - 0.2))
     arrow(ax, (q[0] - 0.475, q[1] + 0.1), (xs[-1] + w / 2 + 0.2, 1.5), connection="arc3,rad=0.15")
     label(ax, 3.55, 1.75, "score each $h_j$\nagainst $s_{i-1}$", fontsize=9.5, ha="left")

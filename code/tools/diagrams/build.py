@@ -15,7 +15,6 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from tools.course import ROOT
-from tools.diagrams import style  # noqa: F401  (sets the Agg backend)
 
 HERE = Path(__file__).resolve().parent
 OUT = ROOT / "chapters" / "images"

@@ -52,12 +52,11 @@ def box(ax, x, y, w, h, text="", role="op", *, fontsize=FONT, rounded=True, **te
     return (x + w / 2, y + h / 2)
 
 
-def circle(ax, x: float, y: float, r: float, text: str = "", role: str = "op", fontsize: float = FONT):
+def circle(ax, x: float, y: float, r: float, text: str, fontsize: float = FONT):
     """An operation node (e.g. "+", "×", "σ") centred at (x, y)."""
-    face, edge = ROLE[role]
+    face, edge = ROLE["op"]
     ax.add_patch(plt.Circle((x, y), r, fc=face, ec=edge, lw=1.3))
-    if text:
-        ax.text(x, y, text, ha="center", va="center", fontsize=fontsize)
+    ax.text(x, y, text, ha="center", va="center", fontsize=fontsize)
     return (x, y)
 
 
