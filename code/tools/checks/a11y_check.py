@@ -119,8 +119,7 @@ def check_site(root: Path, widths=WIDTHS, workers: int = 2) -> dict[str, dict]:
     if not Path(CHROMIUM).exists():
         raise FileNotFoundError(f"{CHROMIUM} is missing: apt-get install -y chromium")
     names = pages(root)
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     shares = [names[i::workers] for i in range(min(workers, len(names)))]

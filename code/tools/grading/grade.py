@@ -130,12 +130,11 @@ def run_sandbox(path: Path, chapter: Chapter, settings: argparse.Namespace) -> d
                 killed = True
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+        text = results.read_text(encoding="utf-8", errors="replace") if results.exists() else ""
         frames = []
-        if results.exists():
-            for line in results.read_text(encoding="utf-8", errors="replace").splitlines():
-                head, _, body = line.partition(" ")
-                with contextlib.suppress(json.JSONDecodeError):
-                    frames += [json.loads(body)] if head == token else []
+        for body in re.findall(rf"^{token} (.*)$", text, re.M):  # the lines signed with the token
+            with contextlib.suppress(json.JSONDecodeError):
+                frames.append(json.loads(body))
         stderr_tail = (tmp_path / "stderr.txt").read_bytes()[-2000:].decode(errors="replace")
         result = _interpret(frames, chapter, settings.timeout, killed, process.returncode, stderr_tail)
         # without run-specific folders and addresses: grading twice gives the same bytes

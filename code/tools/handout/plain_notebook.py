@@ -133,11 +133,9 @@ def glued_outputs(executed: Path | None) -> dict[str, dict]:
 def glue_text(name_spec: str, glued: dict[str, dict]) -> str | None:
     """The text ``{glue:text}`name:spec``` shows, or None without the value."""
     name, _, spec = name_spec.partition(":")
-    bundle = glued.get(name.strip())
-    if not bundle or "text/plain" not in bundle:
+    if "text/plain" not in (bundle := glued.get(name.strip(), {})):
         return None
-    plain = bundle["text/plain"]
-    plain = "".join(plain) if isinstance(plain, list) else plain
+    plain = "".join(bundle["text/plain"])  # a string, or its lines
     for parse in (ast.literal_eval, float) if spec else ():  # an int stays an int, as in myst-nb
         with contextlib.suppress(ValueError, TypeError, SyntaxError):
             return format(parse(plain.strip()), spec)
