@@ -59,18 +59,14 @@ def collapsed_cell(source: str, *tags: str, **fields) -> dict:
     }
 
 
-def execute(notebook: Path, timeout: int = 600, env: dict | None = None, save: Path | None = None):
+def execute(notebook: Path, timeout: int = 600, env: dict | None = None):
     """Run ``notebook`` in a fresh kernel, in its folder (``env``: the kernel's environment);
-    returns (the executed notebook, seconds). ``save``: where to write it, also when a cell fails."""
+    returns (the executed notebook, seconds)."""
     from nbclient import NotebookClient
 
     nb = read(notebook)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(notebook.parent)}})  # fmt: skip
     start = time.perf_counter()
-    try:
-        client.execute(**({"env": env} if env is not None else {}))
-    finally:
-        if save:
-            write(nb, save)
+    client.execute(**({"env": env} if env is not None else {}))
     return nb, time.perf_counter() - start
