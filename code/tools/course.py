@@ -49,14 +49,7 @@ def tags(cell: dict) -> list[str]:
 def collapsed_cell(source: str, *tags: str, **fields) -> dict:
     """A code cell shown collapsed (JupyterLab, Notebook; Colab shows its ``# @title`` line)."""
     meta = {"tags": list(tags), "jupyter": {"source_hidden": True}, "cellView": "form"}
-    return {
-        "cell_type": "code",
-        "execution_count": None,
-        **fields,
-        "metadata": meta,
-        "outputs": [],
-        "source": source,
-    }
+    return dict(cell_type="code", execution_count=None, **fields, metadata=meta, outputs=[], source=source)
 
 
 def execute(notebook: Path, timeout: int = 600, env: dict | None = None):

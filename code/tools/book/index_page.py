@@ -42,8 +42,7 @@ def write_index(app, exception) -> None:
     if exception is not None or "html" not in app.builder.format or root == "index":
         return
     target = f"{root}/index.html" if app.builder.name == "dirhtml" else f"{root}.html"
-    title = app.config.html_title or app.config.project
-    page = redirect_page(target, title, app.config.language)
+    page = redirect_page(target, app.config.html_title or app.config.project, app.config.language)
     Path(app.outdir, "index.html").write_text(page, encoding="utf-8")
 
 

@@ -30,9 +30,8 @@ def squash(text: str) -> str:
 
 def package_lines(package: Path = ROOT / "code" / "src" / "seqlab") -> set[str]:
     """Every line of the package's source, squashed: what a page may show with literalinclude."""
-    return {
-        squash(x) for p in sorted(package.rglob("*.py")) for x in p.read_text(encoding="utf-8").splitlines()
-    }
+    lines = (x for p in sorted(package.rglob("*.py")) for x in p.read_text(encoding="utf-8").splitlines())
+    return {squash(x) for x in lines}
 
 
 def needles(notebooks: list[Path]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

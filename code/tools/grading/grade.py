@@ -45,11 +45,12 @@ from argparse import RawDescriptionHelpFormatter as RAW
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from tqdm.auto import tqdm
+
 from tools.course import ROOT, chapters
 from tools.otter_format import has_exercises, questions
 
-HERE = Path(__file__).resolve().parent
-SANDBOX = HERE / "sandbox.py"
+SANDBOX = Path(__file__).resolve().parent / "sandbox.py"
 CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
              "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg", "SEQLAB_PROGRESS": "0",
              "PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # fmt: skip
@@ -229,7 +230,7 @@ def grader_fingerprint(known: dict[str, Chapter], settings: argparse.Namespace) 
     """What a cached result depends on besides the submission: tests, grader code, limits, --chapter."""
     limits = {k: v for k, v in vars(settings).items() if k not in ("submissions", "dist", "out", "jobs")}
     tests = sorted((name, chapter.tests) for name, chapter in known.items())
-    code = b"".join(tool.read_bytes() for tool in (HERE / "grade.py", SANDBOX))
+    code = b"".join(tool.read_bytes() for tool in (Path(__file__), SANDBOX))
     return hashlib.sha256(json.dumps([tests, limits]).encode() + code).hexdigest()
 
 
@@ -270,8 +271,6 @@ def main(argv: list[str] | None = None) -> int:
     paths = sorted(p for p in root.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts and p.is_file())
     keys = {p: cache / f"{hashlib.sha256(fingerprint + p.read_bytes()).hexdigest()}.json" for p in paths}
     todo = [p for p in paths if not keys[p].exists()]
-    from tqdm.auto import tqdm
-
     quiet = os.environ.get("SEQLAB_PROGRESS", "1") == "0" or not todo
     bar = tqdm(total=len(todo), unit="notebook", desc="grading", dynamic_ncols=True, disable=quiet)
     start, failed = time.perf_counter(), 0

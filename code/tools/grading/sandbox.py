@@ -475,10 +475,8 @@ def main() -> int:
         with write_open(results_path, "a", encoding="utf-8") as out:
             out.write("\n" + token + " " + dumps(frame) + "\n")
 
-    import seqlab
-
     site = [p for p in sys.path if p and os.path.isdir(p) and "site-packages" in p]
-    package = os.path.dirname(os.path.dirname(seqlab.__file__))
+    package = os.path.dirname(os.path.dirname(sys.modules["seqlab"].__file__))  # preimported
     read_roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), package, *site}
     hook, switch, no_threads = _make_guard(workdir, read_roots, violations)
 

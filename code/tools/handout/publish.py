@@ -26,8 +26,7 @@ def check_site(site: Path) -> list[str]:
         rel = nb.relative_to(ROOT)
         if (site / rel.with_suffix(".html")).is_file() and not (site / rel).is_file():
             problems.append(f"{rel}: the page has no student notebook beside it (Colab/Binder open it)")
-    leaks = leak_check.scan(site, chapters())
-    problems += [f"{rel} holds {', '.join(found)}" for rel, found in leaks.items()]
+    problems += [f"{rel} holds {', '.join(leak)}" for rel, leak in leak_check.scan(site, chapters()).items()]
     return problems
 
 
