@@ -17,11 +17,18 @@ ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = chapters()
 
 
-def _output_cell(output):
-    return {"cell_type": "code", "metadata": {}, "source": "", "outputs": [output]}
-
-
 NB = {"nbformat": 4, "nbformat_minor": 4, "metadata": {}}  # a notebook's header (cells without ids)
+
+
+def _executed(path: Path, glued: dict[str, dict]) -> Path:
+    """A notebook as the book build executed it: myst-nb moves its glued outputs ({name: mime
+    bundle}) into ``<name>.glue.json`` beside it."""
+    path.write_text(json.dumps({**NB, "cells": []}))
+    store = {
+        name: {"output_type": "display_data", "metadata": {}, "data": data} for name, data in glued.items()
+    }
+    path.with_name(path.stem + ".glue.json").write_text(json.dumps(store))
+    return path
 
 
 def _text(cell):
@@ -143,13 +150,9 @@ def test_citations_are_author_year():
 
 
 def test_glued_values_come_from_the_executed_notebook(tmp_path):
-    executed = tmp_path / "x.ipynb"
-    record = {
-        "output_type": "display_data",
-        "metadata": {"scrapbook": {"name": "acc", "mime_prefix": pn.GLUE_PREFIX}},
-        "data": {pn.GLUE_PREFIX + "text/plain": "0.98765", pn.GLUE_PREFIX + "image/png": "iVBORw0KGgo="},
-    }
-    executed.write_text(json.dumps({**NB, "cells": [_output_cell(record)]}))
+    executed = _executed(
+        tmp_path / "x.ipynb", {"acc": {"text/plain": "0.98765", "image/png": "iVBORw0KGgo="}}
+    )
     md = {"cell_type": "markdown", "metadata": {}, "source": "It reached {glue:text}`acc:.1%`."}
     nb = pn.plain({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [md]}, "chapters/x", executed)
     assert "It reached **98.8%**." in [_text(c) for c in nb["cells"]]
@@ -175,9 +178,7 @@ def test_the_downloaded_notebook_is_plain_too():
 
 def test_glued_values_from_the_store_myst_nb_writes(tmp_path):
     """myst-nb moves glued outputs out of the executed notebook into ``<name>.glue.json``."""
-    executed = tmp_path / "x.ipynb"
-    executed.write_text(json.dumps({**NB, "cells": []}))
-    (tmp_path / "x.glue.json").write_text(json.dumps({"n": {"data": {"text/plain": "1234"}}}))
+    executed = _executed(tmp_path / "x.ipynb", {"n": {"text/plain": "1234"}})
     conv = pn.Converter("chapters/x", pn.glued_outputs(executed))
     assert conv.inline("{glue:text}`n:,`, {glue:text}`n`") == "**1,234**, **1234**"
 
@@ -235,17 +236,12 @@ def test_the_students_run_shows_every_figure_and_value(converted, notebook, monk
         assert f"Figure {numbers[label]}" in _text(md)
 
 
-def test_glue_shows_figures_and_values_in_the_texts_format(monkeypatch):
+def test_glue_shows_figures_and_values_in_the_texts_format(monkeypatch, tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    record = {
-        "output_type": "display_data",
-        "metadata": {"scrapbook": {"name": "acc", "mime_prefix": pn.GLUE_PREFIX}},
-        "data": {pn.GLUE_PREFIX + "text/plain": "0.98765"},
-    }
     cells = [
         {
             "cell_type": "code",
@@ -267,14 +263,8 @@ def test_glue_shows_figures_and_values_in_the_texts_format(monkeypatch):
             "```{glue:figure} fig_acc\n:name: fig-acc\n\nAccuracy.\n```\n\nSee {numref}`fig-acc`.",
         },  # fmt: skip
     ]
-    executed = {**NB, "cells": [{"cell_type": "code", "metadata": {}, "source": "", "outputs": [record]}]}
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "x.ipynb"
-        path.write_text(json.dumps(executed))
-        out = pn.plain(nb, "chapters/x", path)
+    out = pn.plain(nb, "chapters/x", _executed(tmp_path / "x.ipynb", {"acc": {"text/plain": "0.98765"}}))
     at, cell = _glue_shows(out)
     assert at == 2  # after the note and the import
     assert _text(out["cells"][3]).startswith("# @title Draws the figure of the text")
@@ -297,13 +287,7 @@ def test_glue_shows_figures_and_values_in_the_texts_format(monkeypatch):
 
 
 def test_the_books_figure_is_labelled_as_the_books_run(tmp_path):
-    record = {
-        "output_type": "display_data",
-        "metadata": {"scrapbook": {"name": "fig_heads", "mime_prefix": pn.GLUE_PREFIX}},
-        "data": {pn.GLUE_PREFIX + "image/png": "iVBORw0KGgo="},
-    }
-    executed = tmp_path / "self_attention.ipynb"
-    executed.write_text(json.dumps({**NB, "cells": [_output_cell(record)]}))
+    executed = _executed(tmp_path / "self_attention.ipynb", {"fig_heads": {"image/png": "iVBORw0KGgo="}})
     source = read(ROOT / "chapters" / "self_attention.ipynb")
     nb = pn.plain(student.studentize(source), "chapters/self_attention", executed)
     number = pn.figure_numbers()["fig-heads"]
@@ -326,7 +310,7 @@ def test_link_texts_are_plain_and_figure_links_stay_in_the_notebook(converted, n
     text = "\n".join(_text(c) for c in nb["cells"] if c["cell_type"] == "markdown")
     source = "\n".join(_text(c) for c in read(notebook)["cells"] if c["cell_type"] == "markdown")
     for label in re.findall(r"\{numref\}`(?:[^`<]*<)?([^`>]+)>?`", source):
-        if pn.figure_labels()[label][0] == f"chapters/{notebook.stem}":
+        if pn.figure_labels()[label] == f"chapters/{notebook.stem}":
             assert f"](#{label})" in text and f'<a id="{label}"></a>' in text
             assert f"[Figure {pn.figure_numbers()[label]}](#{label})" in text
 
@@ -350,10 +334,3 @@ def test_link_problems_finds_markup_and_figure_links_that_leave():
     missing = nb("See [Figure 3](#fig-z).")
     assert [len(link_problems(x)) for x in (raw, latex, leaves, missing)] == [1, 1, 1, 1]
     assert "markup" in link_problems(raw)[0] and "leaves the notebook" in link_problems(leaves)[0]
-
-
-def test_plain_text_drops_latex_and_markdown():
-    assert (
-        pn.plain_text("Attention weights $\\alpha_{ij}$ of *local-p*") == "Attention weights αij of local-p"
-    )
-    assert pn.plain_text("`x_t` and $h^{(2)}_t$") == "xt and h(2)t"

@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.book.public_test_prompts import PROMPT_HIDE, PROMPT_SHOW
-
 CODE = Path(__file__).resolve().parents[1] / "code"
 
 
@@ -44,5 +42,10 @@ def test_every_public_test_toggle_reads_show_the_public_test(tmp_path):
     html = (out / "index.html").read_text()
     shown = re.findall(r'<p class="collapsed admonition-title">([^<]*)</p>', html)
     hidden = re.findall(r'<p class="expanded admonition-title">([^<]*)</p>', html)
-    assert shown == [PROMPT_SHOW, "Show this check", "Show code cell source", "Show the reference solution"]
-    assert hidden == [PROMPT_HIDE, "Hide this check", "Hide code cell source", "Hide the solution"]
+    assert shown == [
+        "Show the public test",
+        "Show this check",
+        "Show code cell source",
+        "Show the reference solution",
+    ]
+    assert hidden == ["Hide the test", "Hide this check", "Hide code cell source", "Hide the solution"]

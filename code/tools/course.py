@@ -19,8 +19,7 @@ def chapters(root: Path = ROOT) -> list[Path]:
 def toc_docs(root: Path = ROOT) -> list[str]:
     """The book's pages in the order of ``_toc.yml`` (its ``root:`` first, then every ``file:``),
     e.g. ``"chapters/lstm"``."""
-    path = root / "_toc.yml"
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    text = (root / "_toc.yml").read_text(encoding="utf-8")
     return re.findall(r"^[ \t-]*(?:root|file):\s*(\S+)", text, re.M)
 
 
@@ -50,28 +49,17 @@ def tags(cell: dict) -> list[str]:
 def collapsed_cell(source: str, *tags: str, **fields) -> dict:
     """A code cell shown collapsed (JupyterLab, Notebook; Colab shows its ``# @title`` line)."""
     meta = {"tags": list(tags), "jupyter": {"source_hidden": True}, "cellView": "form"}
-    return {
-        "cell_type": "code",
-        "execution_count": None,
-        **fields,
-        "metadata": meta,
-        "outputs": [],
-        "source": source,
-    }
+    return dict(cell_type="code", execution_count=None, **fields, metadata=meta, outputs=[], source=source)
 
 
-def execute(notebook: Path, timeout: int = 600, env: dict | None = None, save: Path | None = None):
+def execute(notebook: Path, timeout: int = 600, env: dict | None = None):
     """Run ``notebook`` in a fresh kernel, in its folder (``env``: the kernel's environment);
-    returns (the executed notebook, seconds). ``save``: where to write it, also when a cell fails."""
+    returns (the executed notebook, seconds)."""
     from nbclient import NotebookClient
 
     nb = read(notebook)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(notebook.parent)}})  # fmt: skip
     start = time.perf_counter()
-    try:
-        client.execute(**({"env": env} if env is not None else {}))
-    finally:
-        if save:
-            write(nb, save)
+    client.execute(**({"env": env} if env is not None else {}))
     return nb, time.perf_counter() - start

@@ -67,11 +67,8 @@ def assignment_name(notebook: Path) -> str:
 
 def questions(notebook: Path) -> list[tuple[str, float]]:
     """``(name, points)`` of every graded question of a chapter, in notebook order."""
-    found = []
-    for cell in read(notebook).cells:
-        if (config := _config(cell, QUESTION_MARK)) is not None:
-            found.append((str(config["name"]), float(config.get("points", 1))))
-    return found
+    configs = (_config(cell, QUESTION_MARK) for cell in read(notebook).cells)
+    return [(str(c["name"]), float(c.get("points", 1))) for c in configs if c is not None]
 
 
 def solutions(notebook: Path) -> dict[str, str]:

@@ -19,9 +19,7 @@ def surnames(entry) -> list[str]:
 
 def who(names: list[str]) -> str:
     """How the text names a work's authors: "Bahdanau", "Luong and Manning", "Vaswani et al."."""
-    if len(names) > 2:
-        return f"{names[0]} et al."
-    return " and ".join(names)
+    return f"{names[0]} et al." if len(names) > 2 else " and ".join(names)
 
 
 class AuthorYearLabels(BaseLabelStyle):

@@ -33,22 +33,16 @@ def redirect_page(target: str, title: str, lang: str | None) -> str:
     """The text of an ``index.html`` that sends the reader to ``target`` at once."""
     if not target or "\n" in target or '"' in target:
         raise ValueError(f"target: a page's relative address is needed, got {target!r}")
-    return PAGE.format(
-        target=html.escape(target, quote=True),
-        title=html.escape(title or "Home"),
-        lang=html.escape(lang or "en"),
-    )
+    title, lang = html.escape(title or "Home"), html.escape(lang or "en")
+    return PAGE.format(target=html.escape(target), title=title, lang=lang)
 
 
 def write_index(app, exception) -> None:
-    if exception is not None or "html" not in app.builder.format:
-        return
     root = app.config.root_doc
-    if root == "index":
+    if exception is not None or "html" not in app.builder.format or root == "index":
         return
     target = f"{root}/index.html" if app.builder.name == "dirhtml" else f"{root}.html"
-    title = app.config.html_title or app.config.project
-    page = redirect_page(target, title, app.config.language)
+    page = redirect_page(target, app.config.html_title or app.config.project, app.config.language)
     Path(app.outdir, "index.html").write_text(page, encoding="utf-8")
 
 

@@ -1,15 +1,13 @@
-"""A pytest plugin: the chapters nbval runs become the book's executed notebooks.
+"""A pytest plugin: the chapters nbval runs become the book's executed notebooks (why: docs/contributors.md,
+"CI runs each chapter once").
 
-With ``-p tools.book.nbval_cache`` and ``SEQLAB_NB_CACHE`` set to the book's jupyter-cache folder,
-each notebook whose cells all passed under `pytest --nbval-lax` is stored there as myst-nb stores
-one, so a book built with ``EXECUTION=cache`` renders those outputs instead of running the chapter
-again (`.ci/run`). It also prints each notebook's seconds. A notebook with a failed, skipped or
-timed-out cell is not stored. The cache is keyed on the notebook's code, not on ``seqlab``: start
-from an empty cache after changing the package.
+With ``-p tools.book.nbval_cache`` and ``SEQLAB_NB_CACHE`` set to the book's jupyter-cache folder, each
+notebook whose cells all passed under `pytest --nbval-lax` is stored there as myst-nb stores one (a
+failed, skipped or timed-out cell: not stored), and each notebook's seconds are printed. The cache is
+keyed on the notebook's code, not on ``seqlab``: start from an empty cache after changing the package.
 """
 
 import os
-import time
 from pathlib import Path
 
 import nbformat
@@ -27,13 +25,10 @@ def _is_nbval_cell(item) -> bool:
 _SECONDS: dict[str, float] = {}  # notebook name -> seconds its cells ran
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
-    began = time.perf_counter()
-    yield
-    if _is_nbval_cell(item):
-        name = Path(str(item.parent.fspath)).stem
-        _SECONDS[name] = _SECONDS.get(name, 0.0) + time.perf_counter() - began
+def pytest_runtest_logreport(report):
+    if report.when == "call" and ".ipynb::" in report.nodeid:  # a cell of a notebook nbval runs
+        name = Path(report.nodeid.split("::")[0]).stem
+        _SECONDS[name] = _SECONDS.get(name, 0.0) + report.duration
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -52,11 +47,9 @@ def pytest_runtest_makereport(item, call):
         return
     report = outcome.get_result()
     notebook = item.parent
-    failed = getattr(notebook, "_seqlab_failed", False) or report.failed or report.skipped
-    notebook._seqlab_failed = failed
+    notebook._seqlab_failed = getattr(notebook, "_seqlab_failed", False) or report.failed or report.skipped
     if call.when == "call" and report.passed:
-        count = getattr(notebook, "_seqlab_count", 0) + 1
-        notebook._seqlab_count = count
+        notebook._seqlab_count = count = getattr(notebook, "_seqlab_count", 0) + 1
         item.cell.outputs = [nbformat.from_dict(dict(o)) for o in (item.test_outputs or [])]
         item.cell.execution_count = count
         for output in item.cell.outputs:
@@ -72,9 +65,8 @@ def pytest_runtest_teardown(item, nextitem):
     if nextitem is not None and nextitem.parent is notebook:
         return  # more cells of this notebook to come
     cells = [c for c in notebook.nb.cells if c.cell_type == "code"]
-    if getattr(notebook, "_seqlab_failed", False) or getattr(notebook, "_seqlab_count", 0) != len(cells):
-        return
-    store(notebook.nb, Path(str(notebook.fspath)), path)
+    if not getattr(notebook, "_seqlab_failed", False) and getattr(notebook, "_seqlab_count", 0) == len(cells):
+        store(notebook.nb, Path(str(notebook.fspath)), path)
 
 
 def store(nb: nbformat.NotebookNode, source: Path, cache_path: str) -> None:

@@ -4,29 +4,23 @@ python -m tools.book.page lstm [more chapters]      (or: make page CHAPTER=lstm)
 """
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from tools.course import ROOT
-
-SHARED = ["_config.yml", "references.bib", "intro.md", "code"]
+from tools.course import ROOT, chapters
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("chapters", nargs="+", help="chapter names, e.g. lstm")
+    ap.add_argument("chapters", nargs="+", choices=[p.stem for p in chapters()], help="e.g. lstm")
     args = ap.parse_args(argv)
-    for name in args.chapters:
-        if not (ROOT / "chapters" / f"{name}.ipynb").exists():
-            sys.exit(f"no chapter named {name!r} (chapters/{name}.ipynb)")
     out = ROOT / "_build" / "page" / "-".join(args.chapters)
     with tempfile.TemporaryDirectory(prefix="seqlab-page-") as tmp:
         book = Path(tmp)
-        for item in SHARED:
+        for item in ("_config.yml", "references.bib", "intro.md", "code"):  # what every page needs
             (book / item).symlink_to(ROOT / item)
         (book / "chapters").mkdir()
         for path in (ROOT / "chapters").iterdir():
@@ -37,14 +31,13 @@ def main(argv: list[str] | None = None) -> int:
             f"format: jb-book\nroot: intro\nchapters:\n{files}  - file: chapters/references\n"
         )
         jb = Path(sys.executable).parent / "jupyter-book"
-        done = subprocess.run([str(jb), "build", str(book), "--all", "--keep-going"], env=os.environ)
-        if out.exists():
-            shutil.rmtree(out)
-        if (book / "_build" / "html").exists():
-            shutil.copytree(book / "_build" / "html", out / "html")
-        if (book / "_build" / "jupyter_execute").exists():  # the executed notebooks and glued values
-            shutil.copytree(book / "_build" / "jupyter_execute", out / "jupyter_execute")
-            print(f"\npage built: {out / 'html' / 'chapters'}")
+        done = subprocess.run([str(jb), "build", str(book), "--all", "--keep-going"])
+        shutil.rmtree(out, ignore_errors=True)
+        for part in ("html", "jupyter_execute"):  # the pages; the executed notebooks and glued values
+            if (book / "_build" / part).exists():
+                shutil.copytree(book / "_build" / part, out / part)
+    if (out / "html").exists():
+        print(f"\npage built: {out / 'html' / 'chapters'}")
     return done.returncode
 
 

@@ -10,7 +10,6 @@ PROMPTS = {
     "public-test": ("Show the public test", "Hide the test"),
     "solution": ("Show the reference solution", "Hide the solution"),
 }
-PROMPT_SHOW, PROMPT_HIDE = PROMPTS["public-test"]
 
 
 def set_course_prompts(app, doctree: nodes.Node) -> None:

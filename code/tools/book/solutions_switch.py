@@ -39,20 +39,17 @@ def _on_source_read(app, docname: str, source: list[str]) -> None:
         source[0] = as_the_book_reads(source[0])
 
 
-def drop_solution_cells(doctree: nodes.Node) -> int:
-    """Remove the cell containers tagged ``solution`` from ``doctree``; returns how many."""
-    found = [n for n in doctree.findall(nodes.container) if "tag_solution" in n.get("classes", [])]
-    for node in found:
+def drop_solution_cells(app, doctree: nodes.Node) -> None:
+    """Remove the cell containers tagged ``solution`` from ``doctree``."""
+    for node in [n for n in doctree.findall(nodes.container) if "tag_solution" in n.get("classes", [])]:
         node.parent.remove(node)
-    return len(found)
 
 
 def setup(app):
     solutions = _switch("SEQLAB_SOLUTIONS", ("show", "remove"))  # read now: a misspelt mode fails early
-    execution = _switch("SEQLAB_EXECUTION", ("force", "cache"))  # unset: the book's own setting
-    if execution:
+    if execution := _switch("SEQLAB_EXECUTION", ("force", "cache")):  # unset: the book's own setting
         app.connect("config-inited", lambda app, config: setattr(config, "nb_execution_mode", execution))
     if solutions == "remove":
-        app.connect("doctree-read", lambda app, doctree: drop_solution_cells(doctree))
+        app.connect("doctree-read", drop_solution_cells)
     app.connect("source-read", _on_source_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -55,8 +55,7 @@ def _on_build_finished(app, exception) -> None:
         return
     srcdir, outdir = Path(app.srcdir), Path(app.outdir)
     sources = sorted(p for p in map(Path, map(app.env.doc2path, app.env.found_docs)) if p.suffix == ".ipynb")
-    executed = outdir.parent / "jupyter_execute"
-    written = publish_student_notebooks(srcdir, outdir, sources, executed if executed.is_dir() else None)
+    written = publish_student_notebooks(srcdir, outdir, sources, outdir.parent / "jupyter_execute")
     print(f"student_downloads: {len(written)} student notebooks written under {outdir}")
 
 

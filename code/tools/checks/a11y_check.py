@@ -1,17 +1,10 @@
-"""Accessibility check of the built book: axe-core's WCAG 2.1 A and AA rules on every page.
+"""Accessibility check of the built book (``make check-a11y``): axe-core's WCAG 2.1 A and AA rules.
 
-``make check-a11y`` (``python -m tools.checks.a11y_check _build/html``) serves the built site
-on 127.0.0.1, and Playwright, driving Debian's Chromium (``/usr/bin/chromium``; ``apt-get
-install -y chromium``), opens every ``*.html`` page under it in four states: 1280 and 720 px
-wide, each in the theme's light and dark mode (switched with the theme's own toggle button). In
-each state, before the check, everything a reader can unfold is unfolded: ``<details>`` blocks
-(hidden cells, dropdowns), the toggle buttons of sphinx-togglebutton, the navigation tree's
-collapsed sections and the header's dropdown menus, so that hidden content is checked too. Then
-axe-core (bundled with ``axe-playwright-python``) runs the rules tagged ``wcag2a``, ``wcag2aa``,
-``wcag21a`` and ``wcag21aa``.
-
-It prints one row per page (its violations, once per rule and element over the four states, by
-rule id), then each violation with its element and states, and exits 1 if any page has one.
+The site is served on 127.0.0.1 and Playwright, driving Debian's Chromium (``/usr/bin/chromium``),
+opens every ``*.html`` page in four states: 1280 and 720 px wide, each in the theme's light and
+dark mode (switched with the theme's own toggle), with everything a reader can unfold unfolded
+(``UNFOLD_JS``), so that hidden content is checked too. It prints one row per page, then each
+violation with its element and states, and exits 1 if any page has one.
 """
 
 import argparse
@@ -53,13 +46,10 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 def pages(root: Path) -> list[str]:
     """Every HTML page of the site, as paths relative to ``root``."""
-    if not root.is_dir():
-        raise ValueError(f"site: {root} is not a directory (build the book first: make book)")
     # _static/ holds the theme's Jinja macro files (webpack-macros.html), not pages
     names = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html"))
-    found = [name for name in names if name.split("/")[0] not in ("_static", "_sources")]
-    if not found:
-        raise ValueError(f"site: no .html page under {root}")
+    if not (found := [name for name in names if name.split("/")[0] not in ("_static", "_sources")]):
+        raise ValueError(f"site: no .html page under {root} (build the book first: make book)")
     return found
 
 
@@ -91,9 +81,8 @@ def set_mode(page, mode: str) -> bool:
 def check_page(browser, axe, url: str, widths=WIDTHS) -> list[tuple[str, list[dict]]]:
     """axe's violations on one page in every state: [(state name, violations)]. The page is
     loaded once (and typeset once), then resized and switched between light and dark."""
-    context = browser.new_context(viewport={"width": widths[0], "height": HEIGHT}, color_scheme="light")
-    results = []
-    try:
+    results, viewport = [], {"width": widths[0], "height": HEIGHT}
+    with browser.new_context(viewport=viewport, color_scheme="light") as context:
         page = context.new_page()
 
         def stay(route):
@@ -120,9 +109,7 @@ def check_page(browser, axe, url: str, widths=WIDTHS) -> list[tuple[str, list[di
                 page.wait_for_timeout(300)  # CSS transitions: opened toggles, the colour switch
                 result = axe.run(page, options={"runOnly": {"type": "tag", "values": TAGS}})
                 results.append((state, result.response["violations"]))
-        return results
-    finally:
-        context.close()
+    return results
 
 
 def check_site(root: Path, widths=WIDTHS, workers: int = 2) -> dict[str, dict]:
@@ -132,8 +119,7 @@ def check_site(root: Path, widths=WIDTHS, workers: int = 2) -> dict[str, dict]:
     if not Path(CHROMIUM).exists():
         raise FileNotFoundError(f"{CHROMIUM} is missing: apt-get install -y chromium")
     names = pages(root)
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     shares = [names[i::workers] for i in range(min(workers, len(names)))]

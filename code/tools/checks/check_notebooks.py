@@ -1,25 +1,21 @@
 """Open every student notebook in JupyterLab, in a real browser, as a student does (make check-notebooks).
 
-    python -m tools.checks.check_notebooks [--only NAME ...] [--out DIR]
+    python -m tools.checks.check_notebooks [--only NAME ...]
 
-1. The student notebooks (those the book serves from ``_build/html/_sources/chapters`` when built,
-   else ``student.student_notebook``) are copied outside the repository, the first question's
-   stub filled with its reference solution.
-2. A venv with only what a student installs (the ``seqlab`` wheel, otter-grader, JupyterLab with
-   ipywidgets, myst-nb) is made once (``VENVS``, reused while the package and pins are unchanged).
-3. JupyterLab runs from it on 127.0.0.1; Playwright drives Debian's Chromium (``/usr/bin/chromium``)
-   and, per notebook, opens it, runs all cells from the menu and saves it.
-4. Per notebook it asserts: no error output, no MyST syntax in the rendered Markdown, every image
-   loaded, a progress-bar widget seen during training, the filled answer's ``grader.check``
-   passing, every figure of the text drawn and every glued value printed ("name = value") by the
-   student's run, no link text with markup, and a figure link that brings its figure into view.
-   It prints one line per notebook and exits 1 on any failure.
-
-Screenshots (before and after the run) and a JSON report go to ``--out`` (``_build/check-notebooks``).
+The student notebooks (those the book serves from ``_build/html/_sources/chapters`` when built,
+else ``student.student_notebook``), the first question's stub filled with its reference solution,
+are copied outside the repository. JupyterLab serves them on 127.0.0.1 from a venv holding only
+what a student installs (the ``seqlab`` wheel, otter-grader, JupyterLab with ipywidgets, myst-nb;
+made once under ``VENVS``), and Playwright, driving Debian's Chromium, opens each, runs all cells
+from the menu and saves it. Per notebook it asserts: no error output, no MyST syntax in the
+rendered Markdown, every image loaded, a progress-bar widget seen during training, the filled
+answer's ``grader.check`` passing, every figure of the text drawn and every glued value printed
+("name = value") by the student's run, no link text with markup, and a figure link that brings
+its figure into view. It prints one line per notebook and exits 1 on any failure; screenshots
+(before and after the run) and a JSON report go to ``OUT``.
 """
 
 import argparse
-import ast
 import hashlib
 import json
 import os
@@ -35,12 +31,13 @@ import urllib.request
 from importlib import metadata
 from pathlib import Path
 
-from tools.course import ROOT, chapters, read, tags, write
+from tools.course import ROOT, chapters, read, write
 from tools.handout import plain_notebook, student
 from tools.otter_format import fill, has_exercises, questions, solutions
 
 CHROMIUM = "/usr/bin/chromium"
 VENVS = Path(tempfile.gettempdir()) / "seqlab-check-notebooks"  # the student venvs, outside the repository
+OUT = ROOT / "_build" / "check-notebooks"
 RUN_ALL_S = 900  # seconds for one notebook's Run All
 # chapters whose notebook trains a model with seqlab.train.fit (a tqdm bar is expected)
 TRAINS = re.compile(r"\bfit\(")
@@ -78,10 +75,7 @@ def prepare_notebooks(names: list[str], folder: Path, executed: Path) -> dict[st
     answered = {}
     for path in (p for p in chapters() if p.stem in names):
         served, target = site / path.name, folder / path.name
-        if served.is_file():
-            write(read(served), target)
-        else:
-            write(student.student_notebook(path, executed if executed.is_dir() else None), target)
+        write(read(served) if served.is_file() else student.student_notebook(path, executed), target)
         answered[path.stem] = ""
         if has_exercises(path):
             first = [q for q, _ in questions(path)]
@@ -151,8 +145,7 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
     page.screenshot(path=str(out / f"{name}-first-screen.png"))
     markdown = page.evaluate(MARKDOWN_TEXT)
     links = page.evaluate(LINKS)
-    bad_links = [a["text"] for a in links if re.search(r"[{}$\\]|\b(glue|numref):", a["text"])]
-    if bad_links:
+    if bad_links := [a["text"] for a in links if re.search(r"[{}$\\]|\b(glue|numref):", a["text"])]:
         report["problems"].append(f"markup in link texts: {bad_links[:3]}")
     figure_links = [a for a in links if a["href"].startswith("#fig-")]
     report["figure_links"] = len(figure_links)
@@ -226,7 +219,7 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
         if not report["check_passed"]:
             report["problems"].append(f'grader.check("{question}") not shown as passing: {text[:300]}')
     # the student's own run: each cell that computes a figure of the text shows it; each glued value, printed
-    figures = figure_names(saved)
+    figures = set(re.findall(r"```\{glue:figure\} (\w+)", (ROOT / "chapters" / f"{name}.ipynb").read_text()))
     drawn, missing = 0, []
     for cell in code:
         src, outputs = cell["source"], cell.get("outputs", [])
@@ -248,63 +241,42 @@ def check_one(page, base: str, token: str, name: str, question: str, out: Path, 
     return report
 
 
-def figure_names(notebook: dict) -> set[str]:
-    """The glued figures of a student notebook (the ``_FIGURES`` of its glue-shows cell)."""
-    for cell in notebook["cells"]:
-        if plain_notebook.GLUE_SHOWS_TAG in tags(cell):
-            for node in ast.parse(cell["source"]).body:
-                if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_FIGURES":
-                    return set(ast.literal_eval(node.value))
-    return set()
-
-
-def summary(name: str, report: dict) -> str:
-    """One line: what was measured, then the problems."""
-    facts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in report.items() if k != "chapter" and v != [])
-    return f"{name}: {facts}"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", nargs="*", help="chapter names; default all")
-    parser.add_argument("--out", type=Path, default=ROOT / "_build" / "check-notebooks")
+    parser.add_argument("--only", nargs="*", choices=[p.stem for p in chapters()], help="default: all")
     args = parser.parse_args(argv)
     names = [p.stem for p in chapters() if not args.only or p.stem in args.only]
-    if args.only and len(names) != len(args.only):
-        parser.error(f"unknown chapter among {args.only}")
     if not Path(CHROMIUM).exists():
         parser.error(f"{CHROMIUM} is missing: apt-get install -y chromium")
     from playwright.sync_api import sync_playwright
 
-    args.out.mkdir(parents=True, exist_ok=True)
-    VENVS.mkdir(parents=True, exist_ok=True)
+    OUT.mkdir(parents=True, exist_ok=True)
     venv = student_venv(VENVS)
     settings = venv / "share" / "jupyter" / "lab" / "settings"
     settings.mkdir(parents=True, exist_ok=True)
     (settings / "overrides.json").write_text(OVERRIDES)
     work = Path(tempfile.mkdtemp(prefix="seqlab-student-"))  # outside the repository
-    folder = work / "notebooks"
-    folder.mkdir()
-    answered = prepare_notebooks(names, folder, ROOT / "_build" / "jupyter_execute")
+    folder = work / "notebooks"  # made by the first notebook written into it
+    answered = prepare_notebooks(names, folder, student.EXECUTED)
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port, token = free.getsockname()[1], secrets.token_hex(16)
     base = f"http://127.0.0.1:{port}"
     reports = []
-    with open(args.out / "jupyterlab.log", "w") as log:
+    with open(OUT / "jupyterlab.log", "w") as log:
         lab = start_lab(venv, folder, port, token, log)
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-                context = browser.new_context(viewport={"width": 1280, "height": 900})
-                page = context.new_page()
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
                 for name in names:
                     try:
-                        report = check_one(page, base, token, name, answered[name], args.out, folder)
+                        report = check_one(page, base, token, name, answered[name], OUT, folder)
                     except Exception as exc:  # noqa: BLE001  (one notebook's failure is reported, the rest run)
                         report = {"chapter": name, "problems": [f"{type(exc).__name__}: {exc}"]}
                     reports.append(report)
-                    print(summary(name, report), flush=True)
+                    facts = [f"{k.replace('_', ' ')} {v}" for k, v in report.items() if v != []][1:]
+                    print(f"{name}: {', '.join(facts)}", flush=True)  # what was measured, then the problems
                     page.goto("about:blank")  # close the notebook (and its kernel) before the next
                     with urllib.request.urlopen(f"{base}/api/sessions?token={token}") as sessions:
                         for s in json.load(sessions):
@@ -317,10 +289,10 @@ def main(argv: list[str] | None = None) -> int:
                 lab.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 lab.kill()
-    (args.out / "report.json").write_text(json.dumps(reports, indent=1))
+    (OUT / "report.json").write_text(json.dumps(reports, indent=1))
     shutil.rmtree(work, ignore_errors=True)
     bad = [r["chapter"] for r in reports if r["problems"]]
-    print(f"check-notebooks: {len(reports) - len(bad)} of {len(reports)} notebooks pass; see {args.out}")
+    print(f"check-notebooks: {len(reports) - len(bad)} of {len(reports)} notebooks pass; see {OUT}")
     return 1 if bad else 0
 
 

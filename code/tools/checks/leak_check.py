@@ -1,6 +1,6 @@
 """Scan a built site for what students must not get: hidden tests always, solutions on request.
 
-    python -m tools.checks.leak_check _build/html [--no-solutions] [--notebooks chapters]
+    python -m tools.checks.leak_check _build/html [--no-solutions]
 
 Every file is read as text and searched for otter's hidden-test marker and each distinctive line of
 a hidden test (and, with ``--no-solutions``, of a solution). A solution line the package ``seqlab``
@@ -9,6 +9,7 @@ solution's distinctive lines.
 """
 
 import argparse
+import contextlib
 import html
 import json
 import re
@@ -29,9 +30,8 @@ def squash(text: str) -> str:
 
 def package_lines(package: Path = ROOT / "code" / "src" / "seqlab") -> set[str]:
     """Every line of the package's source, squashed: what a page may show with literalinclude."""
-    return {
-        squash(x) for p in sorted(package.rglob("*.py")) for x in p.read_text(encoding="utf-8").splitlines()
-    }
+    lines = (x for p in sorted(package.rglob("*.py")) for x in p.read_text(encoding="utf-8").splitlines())
+    return {squash(x) for x in lines}
 
 
 def needles(notebooks: list[Path]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -65,11 +65,9 @@ def built_text(path: Path) -> str | None:
     text = data.decode("utf-8", errors="replace")
     if path.suffix in (".html", ".htm"):
         return html.unescape(re.sub(r"<[^>]+>", "", text))
-    if path.suffix in (".ipynb", ".json"):  # the strings, unescaped
-        try:
+    if path.suffix in (".ipynb", ".json"):  # the strings, unescaped (or, if it is no JSON, the text)
+        with contextlib.suppress(ValueError):
             return "\n".join(_strings(json.loads(text)))
-        except ValueError:
-            return text
     return text
 
 
@@ -93,10 +91,9 @@ def leaked_solutions(flat: str, solution_lines: list[tuple[str, str]], shared: s
     return leaked
 
 
-def scan(site: Path, notebooks: list[Path], solutions: bool = False, shared: set[str] | None = None) -> dict:
-    """{file under ``site``: what it leaks}. ``shared``: lines of the package (default: seqlab's)."""
-    hidden, solution_lines = needles(notebooks)
-    shared = package_lines() if shared is None else shared
+def scan(site: Path, notebooks: list[Path], solutions: bool = False) -> dict:
+    """{file under ``site``: what it leaks}."""
+    (hidden, solution_lines), shared = needles(notebooks), package_lines()
     leaks: dict[str, list[str]] = {}
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         text = built_text(path)
@@ -116,11 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("site", type=Path, nargs="?", default=ROOT / "_build" / "html")
     parser.add_argument("--no-solutions", action="store_true", help="solution lines are leaks too")
-    parser.add_argument("--notebooks", type=Path, default=ROOT / "chapters")
     args = parser.parse_args(argv)
     if not args.site.is_dir():
         parser.error(f"no built site at {args.site}: build the book first (make book)")
-    notebooks = sorted(args.notebooks.glob("*.ipynb"))
+    notebooks = sorted((ROOT / "chapters").glob("*.ipynb"))
     hidden, solution_lines = needles(notebooks)
     leaks = scan(args.site, notebooks, solutions=args.no_solutions)
     what = "hidden tests" + (" and solutions" if args.no_solutions else "")

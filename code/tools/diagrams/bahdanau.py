@@ -10,18 +10,17 @@ def bahdanau_step():
     fig, ax = figure(7.0, 4.1)
     w, h = 0.62, 0.46
     xs = [0.25, 1.05, 1.85, 2.65]
-    names = ["$h_1$", "$h_2$", "$h_3$", "$h_4$"]
     alphas = [0.05, 0.15, 0.7, 0.1]  # an illustrative alignment: step i looks at h_3
     # encoder states along the bottom: the keys and the values
     label(ax, 1.75, 0.2, "encoder states $h_j$: keys = values", fontsize=9, color=GREY)
-    for x, name in zip(xs, names):
-        box(ax, x, 0.45, w, h, name, role="memory")
+    for j, x in enumerate(xs, 1):
+        box(ax, x, 0.45, w, h, f"$h_{j}$", role="memory")
     # the query: the previous decoder state
     q = box(ax, 4.9, 0.45, 0.95, h, "$s_{i-1}$", role="query")
     label(ax, 5.37, 0.2, "previous decoder state: query", fontsize=9, color=GREY)
     # scores e_ij = v^T tanh(W s_{i-1} + U h_j)
     for x in xs:
-        c = circle(ax, x + w / 2, 1.55, 0.2, "$e$", role="op", fontsize=10)
+        c = circle(ax, x + w / 2, 1.55, 0.2, "$e$", fontsize=10)
         arrow(ax, (x + w / 2, 0.45 + h), (c[0], c[1] - 0.2))
     arrow(ax, (q[0] - 0.475, q[1] + 0.1), (xs[-1] + w / 2 + 0.2, 1.5), connection="arc3,rad=0.15")
     label(ax, 3.55, 1.75, "score each $h_j$\nagainst $s_{i-1}$", fontsize=9.5, ha="left")
@@ -52,6 +51,3 @@ def bahdanau_step():
     legend(ax, 0.25, 3.8, ["query", "memory", "value", "hidden", "output"],
            names={"memory": "keys", "value": "context", "hidden": "decoder"}, dx=0.95)  # fmt: skip
     return fig
-
-
-DIAGRAMS = {"bahdanau_step": bahdanau_step}

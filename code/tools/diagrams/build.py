@@ -1,12 +1,13 @@
 """Write every chapter's concept diagrams to chapters/images/<name>.svg (``make diagrams``).
 
-Each module ``code/tools/diagrams/<chapter>.py`` defines ``DIAGRAMS = {"name": function}``, each
-function returning a Matplotlib figure. The SVGs are written reproducibly (no date, a fixed hash
-salt, text kept as text), so the files change only when a drawing does, and
-``tests/test_diagrams.py`` checks that the committed files are what the code draws.
+Each public function of a module ``code/tools/diagrams/<chapter>.py`` draws one diagram: it returns
+a Matplotlib figure, written to the file named after the function. The SVGs are written
+reproducibly (no date, a fixed hash salt, text kept as text), so the files change only when a
+drawing does, and ``tests/test_diagrams.py`` checks that the committed files are what the code draws.
 """
 
 import importlib
+import inspect
 import io
 import sys
 from pathlib import Path
@@ -14,7 +15,6 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from tools.course import ROOT
-from tools.diagrams import style  # noqa: F401  (sets the Agg backend)
 
 HERE = Path(__file__).resolve().parent
 OUT = ROOT / "chapters" / "images"
@@ -23,22 +23,24 @@ SVG_RC = {"svg.hashsalt": "seqlab", "svg.fonttype": "none", "font.family": "Deja
 
 
 def diagrams() -> dict[str, object]:
-    """{name: drawing function} over every chapter module; names are unique."""
+    """{name: drawing function}: the public functions defined in every chapter module."""
     found: dict[str, object] = {}
     for name in sorted(p.stem for p in HERE.glob("*.py") if p.stem not in ("style", "build", "__init__")):
-        for stem, draw in importlib.import_module(f"tools.diagrams.{name}").DIAGRAMS.items():
-            if stem in found:
-                raise ValueError(f"diagram {stem!r} is defined twice")
-            found[stem] = draw
+        module = importlib.import_module(f"tools.diagrams.{name}")
+        for stem, draw in inspect.getmembers(module, inspect.isfunction):
+            if draw.__module__ == module.__name__ and not stem.startswith("_"):
+                if stem in found:
+                    raise ValueError(f"diagram {stem!r} is defined twice")
+                found[stem] = draw
     return found
 
 
-def render(draw) -> bytes:
-    """The SVG bytes of one drawing function's figure, written reproducibly."""
+def render(draw, fmt: str = "svg", **savefig) -> bytes:
+    """The SVG (or ``fmt``) bytes of one drawing function's figure, written reproducibly."""
     with plt.rc_context(SVG_RC):
         fig = draw()
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+        fig.savefig(buffer, format=fmt, **({"metadata": {"Date": None, "Creator": None}} | savefig))
         plt.close(fig)
     return buffer.getvalue()
 

@@ -14,9 +14,8 @@ def lstm_cell():
     box(ax, 6.1, cy - 0.25, 0.8, 0.5, "$c_t$", role="cell")
     times_f = circle(ax, 1.9, cy, 0.2, "×")
     plus = circle(ax, 3.3, cy, 0.2, "+")
-    arrow(ax, (0.9, cy), (1.7, cy))
-    arrow(ax, (2.1, cy), (3.1, cy))
-    arrow(ax, (3.5, cy), (6.1, cy))
+    for start, end in ((0.9, 1.7), (2.1, 3.1), (3.5, 6.1)):  # c_{t-1} -> x -> + -> c_t
+        arrow(ax, (start, cy), (end, cy))
     # the four gates, from [h_{t-1}, x_t]
     gates = [(1.9, "$f_t$: $\\sigma$", "forget"), (2.85, "$i_t$: $\\sigma$", "input"),
              (3.75, "$g_t$: tanh", "new content"), (4.75, "$o_t$: $\\sigma$", "output")]  # fmt: skip
@@ -52,6 +51,3 @@ def lstm_cell():
     label(ax, 1.45, cy - 0.3, "keep", fontsize=8.5, color="#555555")
     label(ax, 3.72, cy - 0.3, "add", fontsize=8.5, color="#555555")
     return fig
-
-
-DIAGRAMS = {"lstm_cell": lstm_cell}

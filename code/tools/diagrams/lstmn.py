@@ -64,6 +64,3 @@ def lstmn_tapes():
     label(ax, nx + 0.3, 3.83, "new entry $t$", fontsize=10)
     label(ax, nx + 0.3, 2.1, "appended;\nread from\nstep $t+1$", fontsize=9, va="top")
     return fig
-
-
-DIAGRAMS = {"lstmn_tapes": lstmn_tapes}

@@ -16,8 +16,7 @@ SCORES = [0.2, 0.1, 0.5, 1.2, 0.9, 0.3, 1.6, 1.1, 0.4, 0.2]  # illustrative scor
 
 def _weights(allowed, gauss=None):
     exp = [math.exp(e) if ok else 0.0 for e, ok in zip(SCORES, allowed)]
-    total = sum(exp)
-    w = [x / total for x in exp]
+    w = [x / sum(exp) for x in exp]
     return w if gauss is None else [a * g for a, g in zip(w, gauss)]
 
 
@@ -62,6 +61,3 @@ def luong_windows():
     _panel(ax, 4.8, "local-p", r"predicted $p_t$, $\times$ Gaussian", window_p, _weights(window_p, gauss),
            P_PRED, gauss)  # fmt: skip
     return fig
-
-
-DIAGRAMS = {"luong_windows": luong_windows}

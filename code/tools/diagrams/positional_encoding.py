@@ -30,8 +30,7 @@ def positional_sinusoids():
     left.set_yticks([])
     left.set_xticks(range(0, 13, 2))
     left.set_xlabel("position $p$", fontsize=10)
-    for side in ("left", "top", "right"):
-        left.spines[side].set_visible(False)
+    left.spines[["left", "top", "right"]].set_visible(False)
     left.text(P, 2.6 * (len(OMEGAS) - 1) + 1.55, "$PE(p)$", ha="center", fontsize=10)
     left.text(P + K, 2.6 * (len(OMEGAS) - 1) + 1.55, "$PE(p+k)$", ha="center", fontsize=10)
     # right: pair i as a point on the unit circle, (sin, cos) = (x, y); a shift by k turns it
@@ -52,6 +51,3 @@ def positional_sinusoids():
     label(ax, cx, cy - r - 0.3, "$x = \\sin(p\\,\\omega_i)$,  $y = \\cos(p\\,\\omega_i)$", fontsize=9.5)
     label(ax, cx, 3.0, "shift by $k$ = rotation by $k\\,\\omega_i$", fontsize=10)
     return fig
-
-
-DIAGRAMS = {"positional_sinusoids": positional_sinusoids}

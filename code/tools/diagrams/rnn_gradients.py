@@ -38,12 +38,7 @@ def rnn_unrolled():
     label(ax, 1.94 + 0.04, gy + 0.5, "$\\partial h_1/\\partial h_0$", fontsize=10, color="#c0392b")
     label(ax, 6.0, gy + 0.5, "$\\partial J/\\partial h_T$", fontsize=10, color="#c0392b")
     # the product
-    text = (
-        "$\\dfrac{\\partial h_T}{\\partial h_k} = \\prod_{t=k+1}^{T} \\mathrm{diag}(\\tanh'(a_t))\\, W_{hh}$"
-    )
+    text = r"$\dfrac{\partial h_T}{\partial h_k} = \prod_{t=k+1}^{T} \mathrm{diag}(\tanh'(a_t))\, W_{hh}$"
     label(ax, 3.5, 3.25, text, fontsize=11.5, color="#c0392b")
     label(ax, 6.45, xy + hh / 2, "forward: solid\nbackward: dashed", fontsize=8.5, color="#333333")
     return fig
-
-
-DIAGRAMS = {"rnn_unrolled": rnn_unrolled}

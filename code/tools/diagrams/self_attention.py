@@ -3,7 +3,7 @@
 from tools.diagrams.style import arrow, box, figure, frame, grid, label, legend
 
 
-def multihead_self_attention():
+def self_attention_layer():
     """X -> Q, K, V projections -> masked score matrix -> softmax -> A V, H times; concat; W^O."""
     fig, ax = figure(7, 3.9)
     # the stack of H heads: two shadow frames behind the frame of one head
@@ -15,16 +15,11 @@ def multihead_self_attention():
 
     # input and the three projections
     x_in = box(ax, 0.05, 1.55, 0.85, 0.75, "X\n(T, E)", "input")
-    rows = {"query": 2.55, "key": 1.55, "value": 0.65}
-    names = {
-        "query": ("$W^Q_h$", "Q\n(T, D)"),
-        "key": ("$W^K_h$", "K\n(T, D)"),
-        "value": ("$W^V_h$", "V\n(T, D)"),
-    }
     centres = {}
-    for role, y in rows.items():
-        w_c = box(ax, 1.35, y, 0.6, 0.5, names[role][0], "weight")
-        centres[role] = box(ax, 2.2, y - 0.05, 0.7, 0.6, names[role][1], role, fontsize=10)
+    for role, y in {"query": 2.55, "key": 1.55, "value": 0.65}.items():
+        letter = role[0].upper()  # Q, K, V
+        w_c = box(ax, 1.35, y, 0.6, 0.5, f"$W^{letter}_h$", "weight")
+        centres[role] = box(ax, 2.2, y - 0.05, 0.7, 0.6, f"{letter}\n(T, D)", role, fontsize=10)
         arrow(ax, (x_in[0] + 0.43, x_in[1]), (1.35, w_c[1]))
         arrow(ax, (1.95, w_c[1]), (2.2, w_c[1]))
 
@@ -56,6 +51,3 @@ def multihead_self_attention():
     legend(ax, 0.1, 0.08, ["input", "query", "key", "value", "weight", "mask", "output"],
            names={"weight": "parameters", "mask": "masked"}, fontsize=8.5, dx=0.98)  # fmt: skip
     return fig
-
-
-DIAGRAMS = {"self_attention_layer": multihead_self_attention}

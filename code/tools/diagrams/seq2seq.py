@@ -77,6 +77,3 @@ def seq2seq_beam_tree():
     label(ax, 1.97, 3.62, "step 1", fontsize=9.5, color=GREY)
     label(ax, 4.4, 3.62, "step 2: p(prefix) × p(next | last)", fontsize=9.5, color=GREY)
     return fig
-
-
-DIAGRAMS = {"seq2seq_bottleneck": seq2seq_bottleneck, "seq2seq_beam_tree": seq2seq_beam_tree}

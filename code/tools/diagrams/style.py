@@ -1,7 +1,7 @@
 """One visual language for the book's concept diagrams, so a reader learns it once: colours by role
 (query, key, value, hidden, cell, memory, input, output, weight, mask), a solid dark arrow for data
 forward, a dashed red one for gradients back. A chapter's diagrams are functions returning a Figure
-in ``code/tools/diagrams/<chapter>.py``, registered in its ``DIAGRAMS = {"file_stem": function}``.
+in ``code/tools/diagrams/<chapter>.py``, each named as its file (``build.py``).
 """
 
 import matplotlib
@@ -37,10 +37,7 @@ def figure(width: float, height: float) -> tuple[plt.Figure, plt.Axes]:
     if width > 7:
         raise ValueError(f"diagrams are at most 7 inches wide (the page column), got {width}")
     fig = plt.figure(figsize=(width, height))
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(0, width)
-    ax.set_ylim(0, height)
-    ax.set_aspect("equal")
+    ax = fig.add_axes((0, 0, 1, 1), xlim=(0, width), ylim=(0, height), aspect="equal")
     ax.axis("off")
     return fig, ax
 
@@ -55,12 +52,11 @@ def box(ax, x, y, w, h, text="", role="op", *, fontsize=FONT, rounded=True, **te
     return (x + w / 2, y + h / 2)
 
 
-def circle(ax, x: float, y: float, r: float, text: str = "", role: str = "op", fontsize: float = FONT):
+def circle(ax, x: float, y: float, r: float, text: str, fontsize: float = FONT):
     """An operation node (e.g. "+", "×", "σ") centred at (x, y)."""
-    face, edge = ROLE[role]
+    face, edge = ROLE["op"]
     ax.add_patch(plt.Circle((x, y), r, fc=face, ec=edge, lw=1.3))
-    if text:
-        ax.text(x, y, text, ha="center", va="center", fontsize=fontsize)
+    ax.text(x, y, text, ha="center", va="center", fontsize=fontsize)
     return (x, y)
 
 
@@ -79,10 +75,7 @@ def legend(ax, x, y, roles: list[str], names: dict[str, str] | None = None, font
     """A row of small swatches naming the roles used, starting at (x, y)."""
     for i, role in enumerate(roles):
         face, edge = ROLE[role]
-        swatch = FancyBboxPatch(
-            (x + i * dx, y), 0.18, 0.18, boxstyle="square,pad=0", fc=face, ec=edge, lw=1.0
-        )
-        ax.add_patch(swatch)
+        ax.add_patch(FancyBboxPatch((x + i * dx, y), 0.18, 0.18, boxstyle="square,pad=0", fc=face, ec=edge))
         ax.text(x + i * dx + 0.25, y + 0.09, (names or {}).get(role, role), fontsize=fontsize, va="center")
 
 

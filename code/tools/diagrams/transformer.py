@@ -6,14 +6,20 @@ from matplotlib.patches import Rectangle
 from tools.diagrams.style import DASHED, arrow, box, figure, frame, grid, label, legend
 
 
-def _frame(ax, x, y, w, h, text):
-    frame(ax, x, y, w, h, "#fbfbfb", "#777777", rounding=0.12)
-    label(ax, x + w - 0.08, y + h - 0.3, text, fontsize=9.5, color="#444444", ha="right")
+def _stack(ax, x, w, h, name, tokens):
+    """The frame of a layer stack ``h`` tall, and the embedding of its ``tokens`` below it."""
+    left, width = x - 0.35, w + 0.55
+    frame(ax, left, 1.05, width, h, "#fbfbfb", "#777777", rounding=0.12)
+    label(ax, left + width - 0.08, 1.05 + h - 0.3, name, fontsize=9.5, color="#444444", ha="right")
+    emb = box(ax, x, 0.3, w, 0.45, "√E · embedding + position", "input", fontsize=9)
+    label(ax, x + w / 2, 0.12, tokens, fontsize=9, color="#444444")
+    arrow(ax, (emb[0], 0.75), (emb[0], 1.3))
+    return emb
 
 
-def _sublayer(ax, x, y, w, text, role, residual_from):
+def _sublayer(ax, x, y, w, text, role, residual_from, fontsize=9.5):
     """A sub-layer box, its Add & Norm box above, and the residual path around both."""
-    sub = box(ax, x, y, w, 0.42, text, role, fontsize=9.5)
+    sub = box(ax, x, y, w, 0.42, text, role, fontsize=fontsize)
     norm = box(ax, x, y + 0.62, w, 0.32, "Add & LayerNorm", "op", fontsize=9)
     arrow(ax, (sub[0], y + 0.42), (norm[0], y + 0.62))
     # residual: from below the sub-layer, around its left side, into Add & Norm
@@ -29,27 +35,19 @@ def transformer_layers():
     w = 2.1
     # ---------------- encoder
     ex = 0.55
-    _frame(ax, ex - 0.35, 1.05, w + 0.55, 3.15, "encoder\nlayer × N")
-    emb = box(ax, ex, 0.3, w, 0.45, "√E · embedding + position", "input", fontsize=9)
-    label(ax, ex + w / 2, 0.12, "source tokens (N, S)", fontsize=9, color="#444444")
-    arrow(ax, (emb[0], 0.75), (emb[0], 1.3))
+    emb = _stack(ax, ex, w, 3.15, "encoder\nlayer × N", "source tokens (N, S)")
     sa, n1 = _sublayer(ax, ex, 1.3, w, "self-attention\n(padding mask)", "memory", (emb[0], 1.15))
-    ff, n2 = _sublayer(ax, ex, 2.6, w, "FFN: max(0, xW₁+b₁)W₂+b₂", "hidden", (n1[0], 2.45))
-    ax.texts[-2].set_fontsize(8.5)
+    ff, n2 = _sublayer(ax, ex, 2.6, w, "FFN: max(0, xW₁+b₁)W₂+b₂", "hidden", (n1[0], 2.45), 8.5)
     arrow(ax, (n1[0], 2.24), (ff[0], 2.6))
     mem = box(ax, ex, 4.45, w, 0.45, "memory (N, S, E)", "memory", fontsize=9.5)
     arrow(ax, (n2[0], 3.54), (mem[0], 4.45))
 
     # ---------------- decoder
     dx = 4.15
-    _frame(ax, dx - 0.35, 1.05, w + 0.55, 4.0, "decoder\nlayer × N")
-    demb = box(ax, dx, 0.3, w, 0.45, "√E · embedding + position", "input", fontsize=9)
-    label(ax, dx + w / 2, 0.12, "target so far (N, L)", fontsize=9, color="#444444")
-    arrow(ax, (demb[0], 0.75), (demb[0], 1.3))
+    demb = _stack(ax, dx, w, 4.0, "decoder\nlayer × N", "target so far (N, L)")
     msa, m1 = _sublayer(ax, dx, 1.3, w, "masked self-attention\n(causal mask)", "query", (demb[0], 1.15))
-    ca, m2 = _sublayer(ax, dx, 2.45, w, "cross-attention\nQ: decoder; K, V: memory", "key", (m1[0], 2.3))
+    ca, m2 = _sublayer(ax, dx, 2.45, w, "cross-attention\nQ: decoder; K, V: memory", "key", (m1[0], 2.3), 8.5)
     arrow(ax, (m1[0], 2.24), (ca[0], 2.45))
-    ax.texts[-2].set_fontsize(8.5)
     ff2, m3 = _sublayer(ax, dx, 3.6, w, "FFN", "hidden", (m2[0], 3.45))
     arrow(ax, (m2[0], 3.39), (ff2[0], 3.6))
     out = box(ax, dx, 5.2, w, 0.35, "linear + softmax → (N, L, V)", "output", fontsize=9)
@@ -83,11 +81,9 @@ def transformer_train_vs_decode():
     # ---------------- decoding with a KV cache
     x0 = 3.85
     label(ax, x0 + 1.5, 3.1, "decoding: one position per step", fontsize=10.5)
-    for t in range(4):
+    for t in range(5):
         box(ax, x0 + t * 0.55, 2.25, 0.45, 0.38, f"k{t}", "key", fontsize=9)
         box(ax, x0 + t * 0.55, 1.75, 0.45, 0.38, f"v{t}", "value", fontsize=9)
-    box(ax, x0 + 4 * 0.55, 2.25, 0.45, 0.38, "k4", "key", fontsize=9)
-    box(ax, x0 + 4 * 0.55, 1.75, 0.45, 0.38, "v4", "value", fontsize=9)
     ax.add_patch(
         Rectangle((x0 - 0.07, 1.68), 4 * 0.55 + 0.02, 1.02, fc="none", ec="#777777", lw=1.0, linestyle=DASHED)
     )
@@ -100,9 +96,3 @@ def transformer_train_vs_decode():
           fontsize=8.5)  # fmt: skip
     legend(ax, 3.9, 0.05, ["query", "key", "value", "mask"], names={"mask": "masked"}, fontsize=8, dx=0.75)
     return fig
-
-
-DIAGRAMS = {
-    "transformer_layers": transformer_layers,
-    "transformer_train_vs_decode": transformer_train_vs_decode,
-}

@@ -41,17 +41,20 @@ import sys
 import tempfile
 import time
 import zipfile
+from argparse import RawDescriptionHelpFormatter as RAW
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+
+from tqdm.auto import tqdm
 
 from tools.course import ROOT, chapters
 from tools.otter_format import has_exercises, questions
 
-HERE = Path(__file__).resolve().parent
-SANDBOX = HERE / "sandbox.py"
+SANDBOX = Path(__file__).resolve().parent / "sandbox.py"
 CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
              "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg", "SEQLAB_PROGRESS": "0",
              "PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # fmt: skip
+FILE_MB = 64  # the largest file a submission may write
 
 
 @dataclasses.dataclass
@@ -61,30 +64,16 @@ class Chapter:
     points: dict[str, float]  # question -> points
 
 
-@dataclasses.dataclass
-class Settings:
-    timeout: float = 300.0
-    cell_timeout: float = 60.0
-    test_timeout: float = 60.0
-    memory_gb: float = 4.0
-    file_mb: float = 64.0
-
-
 def load_chapters(dist: Path) -> dict[str, Chapter]:
     """Every chapter with exercises and its autograder zip under ``dist`` (from ``make student``)."""
     found = {}
     for notebook in filter(has_exercises, chapters(ROOT)):
-        zips = sorted((dist / notebook.stem / "autograder").glob("*.zip"))
-        if not zips:
+        if not (zips := sorted((dist / notebook.stem / "autograder").glob("*.zip"))):
             raise SystemExit(f"no autograder zip for {notebook.stem} under {dist}; run `make student` first")
-        chapter = found[notebook.stem] = Chapter(notebook.stem, [], {})
+        points = dict(questions(notebook))  # {question: points}, in notebook order
         with zipfile.ZipFile(zips[-1]) as archive:
-            for question, _ in questions(notebook):
-                source = archive.read(f"tests/{question}.py").decode()
-                spec: dict = {}
-                exec(source, spec)  # the course's own test file
-                chapter.tests.append((question, source))
-                chapter.points[question] = float(spec["test"].get("points") or 0)
+            tests = [(question, archive.read(f"tests/{question}.py").decode()) for question in points]
+        found[notebook.stem] = Chapter(notebook.stem, tests, points)
     return found
 
 
@@ -116,8 +105,9 @@ def match_chapter(path: Path, known: dict[str, Chapter], only: str | None = None
     return "", "wrong_chapter", why
 
 
-def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
-    """Run one submission in its own process; the result dict (scores, status, error, feedback)."""
+def run_sandbox(path: Path, chapter: Chapter, settings: argparse.Namespace) -> dict:
+    """Run one submission in its own process under the limits of ``settings`` (the command line's);
+    the result dict (scores, status, error, feedback)."""
     token = secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="seqlab-grade-") as tmp:
         tmp_path = Path(tmp)
@@ -126,7 +116,7 @@ def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
         request = dict(notebook=str(path), tests=chapter.tests, results=str(results), workdir=str(workdir),
                        cell_timeout=settings.cell_timeout, test_timeout=settings.test_timeout,
                        memory_bytes=int(settings.memory_gb * 2**30),
-                       file_bytes=int(settings.file_mb * 2**20))  # fmt: skip
+                       file_bytes=FILE_MB * 2**20)  # fmt: skip
         (tmp_path / "request.json").write_text(json.dumps(request))
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", str(workdir)),
                **CHILD_ENV}  # fmt: skip
@@ -141,14 +131,13 @@ def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
                 killed = True
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+        text = results.read_text(encoding="utf-8", errors="replace") if results.exists() else ""
         frames = []
-        if results.exists():
-            for line in results.read_text(encoding="utf-8", errors="replace").splitlines():
-                head, _, body = line.partition(" ")
-                with contextlib.suppress(json.JSONDecodeError):
-                    frames += [json.loads(body)] if head == token else []
+        for body in re.findall(rf"^{token} (.*)$", text, re.M):  # the lines signed with the token
+            with contextlib.suppress(json.JSONDecodeError):
+                frames.append(json.loads(body))
         stderr_tail = (tmp_path / "stderr.txt").read_bytes()[-2000:].decode(errors="replace")
-        result = _interpret(frames, chapter, settings, killed, process.returncode, stderr_tail)
+        result = _interpret(frames, chapter, settings.timeout, killed, process.returncode, stderr_tail)
         # without run-specific folders and addresses: grading twice gives the same bytes
         for key in ("error", "feedback"):
             text = result[key].replace(str(workdir.resolve()), "<submission folder>")
@@ -157,7 +146,7 @@ def run_sandbox(path: Path, chapter: Chapter, settings: Settings) -> dict:
         return result
 
 
-def _interpret(frames: list[dict], chapter: Chapter, settings: Settings, killed: bool, code: int,
+def _interpret(frames: list[dict], chapter: Chapter, timeout: float, killed: bool, code: int,
                stderr: str) -> dict:  # fmt: skip
     """Scores, status, error and the feedback text from the child's frames."""
     cells = next((f for f in frames if f["kind"] == "cells"), None)
@@ -183,7 +172,7 @@ def _interpret(frames: list[dict], chapter: Chapter, settings: Settings, killed:
         unfinished = [q for q, _ in chapter.tests if q not in graded]
         where = "its cells" if cells is None else f"the tests of {unfinished[0]}" if unfinished else "the end"
         status = "timeout" if killed else "crashed"
-        what = f"killed after {settings.timeout:g} s" if killed else f"the process ended (exit code {code})"
+        what = f"killed after {timeout:g} s" if killed else f"the process ended (exit code {code})"
         reason = f"{what} in {where}; unfinished questions get 0"
         if stderr.strip() and not killed:
             reason += f" [{stderr.strip().splitlines()[-1][:200]}]"
@@ -222,8 +211,8 @@ def _feedback(chapter: Chapter, scores: dict, status: str, errors: list[str], gr
     return "\n".join(lines).rstrip() + "\n"
 
 
-def grade_file(path: Path, known: dict[str, Chapter], settings: Settings, only: str | None) -> dict:
-    chapter, status, reason = match_chapter(path, known, only)
+def grade_file(path: Path, known: dict[str, Chapter], settings: argparse.Namespace) -> dict:
+    chapter, status, reason = match_chapter(path, known, settings.chapter)
     if chapter:
         return run_sandbox(path, known[chapter], settings)
     feedback = f"# Feedback\n\nScore: 0 (status: {status})\n\n{reason}\n"
@@ -232,23 +221,17 @@ def grade_file(path: Path, known: dict[str, Chapter], settings: Settings, only: 
 
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # one writer per process: the main thread
+    tmp.write_text(text, encoding="utf-8", newline="")
+    tmp.replace(path)
 
 
-def grader_fingerprint(known: dict[str, Chapter], settings: Settings) -> str:
-    """What a cached result depends on besides the submission: tests, grader code, limits."""
-    digest = hashlib.sha256()
-    for name in sorted(known):
-        digest.update(name.encode())
-        for question, source in known[name].tests:
-            digest.update(question.encode() + source.encode())
-    for tool in (HERE / "grade.py", SANDBOX):
-        digest.update(tool.read_bytes())
-    digest.update(json.dumps(dataclasses.asdict(settings), sort_keys=True).encode())
-    return digest.hexdigest()
+def grader_fingerprint(known: dict[str, Chapter], settings: argparse.Namespace) -> str:
+    """What a cached result depends on besides the submission: tests, grader code, limits, --chapter."""
+    limits = {k: v for k, v in vars(settings).items() if k not in ("submissions", "dist", "out", "jobs")}
+    tests = sorted((name, chapter.tests) for name, chapter in known.items())
+    code = b"".join(tool.read_bytes() for tool in (Path(__file__), SANDBOX))
+    return hashlib.sha256(json.dumps([tests, limits]).encode() + code).hexdigest()
 
 
 def csv_text(rows: list[tuple[str, dict]], known: dict[str, Chapter]) -> str:
@@ -265,14 +248,12 @@ def csv_text(rows: list[tuple[str, dict]], known: dict[str, Chapter]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     parser.add_argument("submissions", type=Path)
     parser.add_argument("--dist", type=Path, default=Path("dist"))
     parser.add_argument("--out", type=Path, default=Path("grades.csv"))
-    parser.add_argument("--feedback", type=Path, help="feedback files' folder (default: next to --out)")
-    parser.add_argument("--chapter", help="grade only submissions of this chapter; others are wrong_chapter")
+    graded = [nb.stem for nb in chapters() if has_exercises(nb)]
+    parser.add_argument("--chapter", choices=graded, help="grade only this chapter's (others: wrong_chapter)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=float, default=300.0, help="hard limit per submission, seconds")
     parser.add_argument("--cell-timeout", type=float, default=60.0, help="limit per notebook cell, seconds")
@@ -282,25 +263,19 @@ def main(argv: list[str] | None = None) -> int:
     if not args.submissions.is_dir():
         parser.error(f"{args.submissions} is not a folder")
     known = load_chapters(args.dist.resolve())
-    if args.chapter is not None and args.chapter not in known:
-        parser.error(f"unknown chapter {args.chapter!r}; chapters with exercises: {sorted(known)}")
-    settings = Settings(args.timeout, args.cell_timeout, args.test_timeout, args.memory_gb)
     out = args.out.resolve()
-    feedback_dir = (args.feedback or out.parent / "feedback").resolve()
     cache = out.parent / ".grade-cache"
     cache.mkdir(parents=True, exist_ok=True)
-    fingerprint = grader_fingerprint(known, settings).encode() + (args.chapter or "").encode()
+    fingerprint = grader_fingerprint(known, args).encode()
     root = args.submissions.resolve()
     paths = sorted(p for p in root.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts and p.is_file())
     keys = {p: cache / f"{hashlib.sha256(fingerprint + p.read_bytes()).hexdigest()}.json" for p in paths}
     todo = [p for p in paths if not keys[p].exists()]
-    from tqdm.auto import tqdm
-
     quiet = os.environ.get("SEQLAB_PROGRESS", "1") == "0" or not todo
     bar = tqdm(total=len(todo), unit="notebook", desc="grading", dynamic_ncols=True, disable=quiet)
     start, failed = time.perf_counter(), 0
     with bar, ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        running = {pool.submit(grade_file, path, known, settings, args.chapter): path for path in todo}
+        running = {pool.submit(grade_file, path, known, args): path for path in todo}
         for done in as_completed(running):  # each result stored as it comes: a rerun resumes from here
             _write_atomic(keys[running[done]], json.dumps(done.result(), sort_keys=True))
             failed += done.result()["status"] != "graded"
@@ -308,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
             bar.update(1)
     rows = [(p.relative_to(root).as_posix(), json.loads(keys[p].read_text())) for p in paths]
     for file, result in rows:
-        _write_atomic(feedback_dir / Path(file).with_suffix(".md"), result["feedback"])
+        _write_atomic(out.parent / "feedback" / Path(file).with_suffix(".md"), result["feedback"])
     _write_atomic(out, csv_text(rows, known))
     not_graded = sum(r["status"] != "graded" for _, r in rows)
     seconds = time.perf_counter() - start

@@ -23,7 +23,7 @@ Gradescope, because the tests call the submission's functions. The guards stop w
 do by editing their notebook in the ordinary ways (replacing the checks or ``torch.allclose``,
 exiting, writing a fake results file, reading the hidden tests or other students' files, using
 too much time or memory). They are not a security boundary against arbitrary native code: run
-untrusted work from outside the class in containers (see the README, "Grading", "What it is not").
+untrusted work from outside the class in containers (docs/instructors.md, "Grading").
 """
 
 import _thread
@@ -38,6 +38,7 @@ import signal
 import sys
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
+from unittest.mock import MagicMock
 
 MEMORY_ERRORS = ("can't allocate memory", "not enough memory", "out of memory", "Cannot allocate memory")
 
@@ -63,35 +64,20 @@ def _set_limits(request: dict) -> None:
 
 def _preimport() -> None:
     """Everything the chapters' exercises import, loaded before the guards go up."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401
+    import matplotlib.pyplot  # noqa: F401  (its backend: MPLBACKEND=Agg, set by grade.py)
     import numpy  # noqa: F401
-    import torch
+    import torch  # and with it torch.nn.functional and torch.testing
 
     torch.set_num_threads(1)
-    import torch.nn.functional  # noqa: F401
-    import torch.testing  # noqa: F401
-
     for module in ("attention", "data", "decoding", "exercises", "lstm", "lstmn", "masks", "metrics",
                    "multihead", "positional", "rnn", "seq2seq", "text", "train", "transformer"):  # fmt: skip
         importlib.import_module(f"seqlab.{module}")
     import IPython.display  # noqa: F401
 
 
-class _Nothing:
-    """Stands in for otter's ``Notebook`` (``grader.check(...)`` does nothing here) and for IPython."""
-
-    def __init__(self, *args, **kwargs):
-        pass
-
-    def __getattr__(self, name):
-        return lambda *args, **kwargs: None
-
-
 class _Discard(io.TextIOBase):
-    """``sys.stdout`` / ``sys.stderr`` while submission code runs: keeps nothing, costs nothing."""
+    """``sys.stdout`` / ``sys.stderr`` while submission code runs: keeps nothing, costs nothing (no
+    file, so nothing for the garbage collector to close while the submission's code runs)."""
 
     def writable(self) -> bool:
         return True
@@ -102,10 +88,8 @@ class _Discard(io.TextIOBase):
 
 def _watched() -> list[tuple[str, object]]:
     """Modules and classes whose functions a submission must not replace (name, object)."""
-    import numpy
     import numpy.testing
     import torch
-    import torch.testing
 
     names = ["builtins", "os", "posix", "sys", "_thread", "threading", "math", "json", "json.encoder", "re",
              "io", "doctest", "traceback", "importlib", "contextlib", "signal", "resource", "numpy",
@@ -128,9 +112,8 @@ def _snapshot(watched) -> dict:
                 saved[(owner_name, key)] = (owner, value)
         if isinstance(owner, type):  # a class: a new attribute can shadow an inherited one
             saved[(owner_name, _KEYS)] = (owner, frozenset(vars(owner)))
-    for name in list(sys.modules):
-        if name in dict(watched):
-            saved[("sys.modules", name)] = (None, sys.modules[name])
+        elif sys.modules.get(owner_name) is owner:
+            saved[("sys.modules", owner_name)] = (None, owner)
     return saved
 
 
@@ -180,8 +163,7 @@ def _reset_torch_state() -> list[str]:
     while torch._C._len_torch_dispatch_stack() > 0:
         torch._C._pop_torch_dispatch_stack()
         undone.append("a torch dispatch mode")
-    if torch.get_default_dtype() != torch.float32:
-        torch.set_default_dtype(torch.float32)
+    torch.set_default_dtype(torch.float32)
     torch.set_grad_enabled(True)
     return undone
 
@@ -423,13 +405,10 @@ def _read_questions(tests: list, ok_test_file) -> list[tuple[str, list, bool]]:
 def _code_cells(path: str) -> list[tuple[int, str]]:
     """(index, source) of the submission's code cells, lesson cells (``otter_ignore``) left out."""
     with open(path, encoding="utf-8") as handle:
-        cells = json.load(handle).get("cells", [])
-    return [
-        (i, "".join(c.get("source", "")) if isinstance(c.get("source"), list) else str(c.get("source", "")))
-        for i, c in enumerate(cells)
-        if isinstance(c, dict) and c.get("cell_type") == "code"
-        and "otter_ignore" not in ((c.get("metadata") or {}).get("tags") or [])
-    ]  # fmt: skip
+        cells = enumerate(json.load(handle)["cells"])  # a list: grade.py grades no other file
+    code = [(i, c) for i, c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+    code = [(i, c) for i, c in code if "otter_ignore" not in (c.get("metadata") or {}).get("tags", [])]
+    return [(i, "".join(c.get("source", ""))) for i, c in code]
 
 
 def _run_cells(cells, run, limits: dict) -> list[tuple]:
@@ -452,7 +431,7 @@ def _run_cells(cells, run, limits: dict) -> list[tuple]:
     return problems
 
 
-def _grade_questions(questions, run_case, check_world, emit, violations: list, tamper_log: list) -> None:
+def _grade_questions(questions, run_case, check_world, emit) -> None:
     """Run every test case of every question and emit one signed result line per question."""
     for name, cases, all_or_nothing in questions:
         outcomes = []
@@ -466,8 +445,7 @@ def _grade_questions(questions, run_case, check_world, emit, violations: list, t
         score = sum(o["points"] for o in outcomes if o["passed"])
         if all_or_nothing and score < possible:
             score = 0.0
-        emit("question", {"name": name, "score": score, "possible": possible, "cases": outcomes,
-                          "refused": list(violations), "replaced": list(tamper_log)})  # fmt: skip
+        emit("question", {"name": name, "score": score, "possible": possible, "cases": outcomes})
 
 
 def main() -> int:
@@ -479,8 +457,7 @@ def main() -> int:
     _preimport()
     from otter.test_files import OKTestFile  # before the stand-in for otter replaces it
 
-    sys.modules["otter"] = otter = type(sys)("otter")
-    otter.Notebook = _Nothing
+    sys.modules["otter"] = MagicMock()  # otter.Notebook(...).check(...) does nothing here
 
     questions = _read_questions(request["tests"], OKTestFile)
     cells = _code_cells(request["notebook"])
@@ -490,20 +467,17 @@ def main() -> int:
     dumps, write_open, real_exit = json.dumps, open, _REAL_EXIT
     workdir = os.path.realpath(request["workdir"])
     os.chdir(workdir)
-
-    def emit(kind: str, payload: dict) -> None:
-        with write_open(results_path, "a", encoding="utf-8") as out:
-            out.write("\n" + token + " " + dumps({"kind": kind, **payload}) + "\n")
-
-    import seqlab
-
-    site = [p for p in sys.path if p and os.path.isdir(p) and "site-packages" in p]
-    package = os.path.dirname(os.path.dirname(seqlab.__file__))
-    read_roots = sorted(
-        {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), package, *site}
-    )
     violations: list[str] = []
     tamper_log: list[str] = []
+
+    def emit(kind: str, payload: dict) -> None:  # a line signed with the token
+        frame = {"kind": kind, **payload, "refused": list(violations), "replaced": list(tamper_log)}
+        with write_open(results_path, "a", encoding="utf-8") as out:
+            out.write("\n" + token + " " + dumps(frame) + "\n")
+
+    site = [p for p in sys.path if p and os.path.isdir(p) and "site-packages" in p]
+    package = os.path.dirname(os.path.dirname(sys.modules["seqlab"].__file__))  # preimported
+    read_roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), package, *site}
     hook, switch, no_threads = _make_guard(workdir, read_roots, violations)
 
     # stand-ins go in before the snapshot, so that the snapshot is the world the tests expect
@@ -513,7 +487,7 @@ def main() -> int:
 
     posix._exit = _exit_stand_in
     _thread.start_new_thread = threading._start_new_thread = no_threads
-    env: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: _Nothing()}
+    env: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": MagicMock()}
     saved = _snapshot(_watched())
     run, run_case, check_world = _make_runner(env, limits, switch, tamper_log, saved)
     global _ERR_FD
@@ -526,9 +500,9 @@ def main() -> int:
 
     cell_problems = _run_cells(cells, run, limits)
     check_world()
-    emit("cells", {"problems": cell_problems, "refused": list(violations), "replaced": list(tamper_log)})
-    _grade_questions(questions, run_case, check_world, emit, violations, tamper_log)
-    emit("done", {"refused": list(violations), "replaced": list(tamper_log)})
+    emit("cells", {"problems": cell_problems})
+    _grade_questions(questions, run_case, check_world, emit)
+    emit("done", {})
     real_exit(0)
 
 

@@ -1,13 +1,9 @@
 """The student notebook in plain Jupyter Markdown: what the book's MyST markup means, without MyST.
 
-JupyterLab, Notebook 7, VS Code and Colab render no MyST; :func:`plain` rewrites a chapter (JSON,
-so also the output of ``otter assign``) to read like the page: glued values in bold from the book
-build's executed notebook (``_build/jupyter_execute``; without one, the name in code font),
-diagrams and glued plots as PNG attachments numbered as the book numbers them (one count over the
-pages of ``_toc.yml``) with an anchor for ``{numref}``, ``{doc}`` as links to the book's site,
-``literalinclude`` as the code, citations as author-year text with a reference list, exercises and
-admonitions as plain Markdown, hidden code cells collapsed under a ``# @title`` line, and a
-collapsed cell that makes ``glue`` print what it records (see :func:`glue_shows_cell`).
+JupyterLab, Notebook 7, VS Code and Colab render no MyST: :func:`plain` rewrites a chapter (JSON, so
+also the output of ``otter assign``) to read like the page, offline (what that takes: the list in
+docs/instructors.md, "What students get"), with the values and figures of the book build's executed
+notebook (``_build/jupyter_execute``; without one, a glued value is named in code font).
 """
 
 import ast
@@ -15,7 +11,6 @@ import base64
 import contextlib
 import copy
 import functools
-import io
 import json
 import os
 import posixpath
@@ -28,11 +23,9 @@ from types import SimpleNamespace
 from tools.book.bib_style import AuthorYearStyle, surnames, who
 from tools.course import ROOT, collapsed_cell, read, repository_url, tags, toc_docs
 
-GLUE_PREFIX = "application/papermill.record/"
-ADMONITIONS = ("note", "tip", "warning", "important", "caution", "hint", "seealso", "admonition", "attention")
 HIDDEN_TAGS = {"remove-cell", "remove-input", "hide-input"}
-# an inline role: {name}`content`
-ROLE = re.compile(r"\{(glue:text|glue|doc|numref|ref|cite:t|cite:p|cite:ps|cite:ts|cite|eq|math)\}`([^`]*)`")
+# an inline role the chapters use (chapters/README.md): {name}`content`
+ROLE = re.compile(r"\{(glue:text|doc|numref|cite:t|cite:p|cite)\}`([^`]*)`")
 # a fenced directive: ```{name} argument ... ``` or :::{name} ... :::
 DIRECTIVE = re.compile(
     r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[a-z:\-]+)\}[ \t]*(?P<arg>[^\n]*)\n"
@@ -41,7 +34,6 @@ DIRECTIVE = re.compile(
 )
 MYST_LEFT = re.compile(r"\{[a-z:\-]+\}`|^(`{3,}|:{3,})\{[a-z:\-]+\}", re.M)
 GLUE_IMPORT = re.compile(r"^from myst_nb import [^\n]*\bglue\b", re.M)
-HEADING = re.compile(r"^# (.+)$", re.M)
 
 
 def myst_markup(text: str) -> list[str]:
@@ -79,14 +71,10 @@ def _markdown(root: Path, doc: str) -> str:
     return (root / f"{doc}.md").read_text(encoding="utf-8") if (root / f"{doc}.md").is_file() else ""
 
 
-def _chapter_docs(root: Path) -> list[str]:
-    return [f"chapters/{p.stem}" for p in sorted((root / "chapters").glob("*.ipynb"))]
-
-
 @functools.cache
 def titles(root: Path = ROOT) -> dict[str, str]:
     """{doc name relative to the root, e.g. "chapters/lstm" or "intro": its first heading}."""
-    found = {doc: HEADING.search(_markdown(root, doc)) for doc in ["intro", *_chapter_docs(root)]}
+    found = {doc: re.search(r"^# (.+)$", _markdown(root, doc), re.M) for doc in toc_docs(root)}
     return {doc: m.group(1).strip() for doc, m in found.items() if m}
 
 
@@ -100,9 +88,9 @@ def _named_figures(root: Path, docs: list[str], kinds=None):
 
 
 @functools.cache
-def figure_labels(root: Path = ROOT) -> dict[str, tuple[str, str]]:
-    """{figure name: (doc, caption)} over every chapter."""
-    return {name: (doc, body.strip()) for doc, name, body in _named_figures(root, _chapter_docs(root))}
+def figure_labels(root: Path = ROOT) -> dict[str, str]:
+    """{figure name: the page it is on} over every page."""
+    return {name: doc for doc, name, _ in _named_figures(root, toc_docs(root))}
 
 
 @functools.cache
@@ -134,32 +122,20 @@ def bibliography(root: Path = ROOT) -> dict[str, tuple[str, str, str]]:
 
 
 def glued_outputs(executed: Path | None) -> dict[str, dict]:
-    """{glue name: its mime bundle} from a notebook the book build executed (empty if none)."""
-    if executed is None or not executed.is_file():
+    """{glue name: its mime bundle} for a notebook the book build executed (empty if none), from
+    ``<name>.glue.json`` beside it, where myst-nb moves the glued outputs."""
+    store = executed.with_name(executed.stem + ".glue.json") if executed else None
+    if store is None or not store.is_file():
         return {}
-    found = {}
-    # myst-nb moves the glued outputs out of the executed notebook into <name>.glue.json
-    store = executed.with_name(executed.stem + ".glue.json")
-    if store.is_file():
-        for name, output in json.loads(store.read_text(encoding="utf-8")).items():
-            found[name] = output.get("data", {})
-    for cell in read(executed).cells:
-        for out in cell.get("outputs", []):
-            if meta := out.get("metadata", {}).get("scrapbook"):
-                prefix = meta.get("mime_prefix", GLUE_PREFIX)
-                found[meta["name"]] = {k[len(prefix) :]: v for k, v in out.get("data", {}).items()
-                                       if k.startswith(prefix)}  # fmt: skip
-    return found
+    return {name: out.get("data", {}) for name, out in json.loads(store.read_text(encoding="utf-8")).items()}
 
 
 def glue_text(name_spec: str, glued: dict[str, dict]) -> str | None:
     """The text ``{glue:text}`name:spec``` shows, or None without the value."""
     name, _, spec = name_spec.partition(":")
-    bundle = glued.get(name.strip())
-    if not bundle or "text/plain" not in bundle:
+    if "text/plain" not in (bundle := glued.get(name.strip(), {})):
         return None
-    plain = bundle["text/plain"]
-    plain = "".join(plain) if isinstance(plain, list) else plain
+    plain = "".join(bundle["text/plain"])  # a string, or its lines
     for parse in (ast.literal_eval, float) if spec else ():  # an int stays an int, as in myst-nb
         with contextlib.suppress(ValueError, TypeError, SyntaxError):
             return format(parse(plain.strip()), spec)
@@ -172,19 +148,11 @@ _DRAW_LOCK = threading.Lock()
 @functools.cache
 def diagram_png(stem: str) -> bytes | None:
     """The PNG of the concept diagram ``chapters/images/<stem>.svg``, drawn by its code."""
-    import matplotlib.pyplot as plt
-
     from tools.diagrams import build
 
     with _DRAW_LOCK:  # pyplot draws one figure at a time
-        draw = build.diagrams().get(stem)
-        if draw is None:
-            return None
-        fig, buf = draw(), io.BytesIO()
-        with plt.rc_context(build.SVG_RC):
-            fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-        plt.close(fig)
-        return buf.getvalue()
+        draw = build.diagrams().get(stem)  # None: no such diagram
+        return draw and build.render(draw, "png", dpi=110, bbox_inches="tight", metadata={"Software": None})
 
 
 def included_code(path: Path, options: dict[str, str]) -> str:
@@ -215,6 +183,7 @@ class Converter:
         self.site, self.bib, self.numbers = site_url(root), bibliography(root), figure_numbers(root)
         self.cited: list[str] = []
         self.missing_values: list[str] = []
+        self.formats: dict[str, str] = {}  # {glued value: the format of the first {glue:text} that shows it}
         self.cell = 0  # the index of the cell being converted
         self.drawn_at: dict[str, int] = {}  # {glued figure: the index of the code cell that glues it}
 
@@ -223,10 +192,7 @@ class Converter:
 
     def doc_link(self, content: str) -> str:
         text, target = _split_target(content)
-        base = self.doc.rsplit("/", 1)[0] if "/" in self.doc else ""
-        doc = posixpath.normpath(
-            target.lstrip("/") if target.startswith("/") else posixpath.join(base, target)
-        )
+        doc = posixpath.normpath(posixpath.join(posixpath.dirname(self.doc), target)).lstrip("/")
         return f"[{text or titles(self.root).get(doc, target)}]({self.page_url(doc)})"
 
     def figure_name(self, label: str, capital: bool = False) -> str:
@@ -235,30 +201,26 @@ class Converter:
         return f"Figure {number}" if number else "The figure" if capital else "the figure"
 
     def figure_link(self, content: str) -> str:
-        """A link to a figure's anchor in this notebook, or to the book's page of another chapter."""
-        text, label = _split_target(content)
-        doc, _ = figure_labels(self.root).get(label, (self.doc, ""))
-        number = self.numbers.get(label)
-        if text:
-            text = re.sub(r"%s|\{number\}", str(number) if number else "", text)
-            text = plain_text(self.inline(text)) or self.figure_name(label)
-        else:
-            text = self.figure_name(label)
+        """A link to a figure's anchor in this notebook, or to the book's page of another chapter; its
+        text is the figure's number (a text the role gives is the book's, with the book's number)."""
+        label = _split_target(content)[1]
+        text, doc = self.figure_name(label), figure_labels(self.root).get(label, self.doc)
         if doc == self.doc:
             return f"[{text}](#{label})"
-        return f"[{text} of “{plain_text(titles(self.root).get(doc, doc))}”]({self.page_url(doc, label)})"
+        return f"[{text} of “{titles(self.root).get(doc, doc)}”]({self.page_url(doc, label)})"
 
     def cite(self, kind: str, content: str) -> str:
         keys = [k.strip() for k in content.split(",") if k.strip()]
         self.cited += [k for k in dict.fromkeys(keys) if k not in self.cited]
         parts = [self.bib.get(k, (k, ""))[:2] for k in keys]
-        if kind in ("cite:t", "cite:ts"):
+        if kind == "cite:t":
             return "; ".join(f"{name} ({year})" for name, year in parts)
         return "(" + "; ".join(f"{name}, {year}" for name, year in parts) + ")"
 
     def role(self, m: re.Match) -> str:
         kind, content = m.group(1), m.group(2)
-        if kind in ("glue:text", "glue"):
+        if kind == "glue:text":
+            self.formats.setdefault(content.partition(":")[0].strip(), content.partition(":")[2])
             value = glue_text(content, self.glued)
             if value is None:
                 self.missing_values.append(content)
@@ -266,11 +228,9 @@ class Converter:
             return f"**{value}**"
         if kind == "doc":
             return self.doc_link(content)
-        if kind in ("numref", "ref"):
+        if kind == "numref":
             return self.figure_link(content)
-        if kind.startswith("cite"):
-            return self.cite(kind, content)
-        return f"${content}$" if kind == "math" else content
+        return self.cite(kind, content)
 
     def image(self, png: bytes | None, key: str, alt: str, caption: str, attachments: dict,
               label: str = "", heading: str = "", note: str = "") -> str:  # fmt: skip
@@ -315,11 +275,9 @@ class Converter:
             return quoted.rstrip("> ")
         if name == "solution":
             return f"<details><summary>Solution</summary>\n\n{self.inline(body)}\n\n</details>\n"
-        if name in ADMONITIONS:
-            title = arg if name == "admonition" and arg else name.capitalize()
-            quoted = "\n".join(f"> {x}" if x else ">" for x in self.inline(body).split("\n"))
-            return f"> **{title}.**\n>\n{quoted}\n"
-        return f"$$\n{body}\n$$\n" if name == "math" else self.inline(body) + "\n"
+        # an admonition ({note}, {admonition} with its title, ...): a quote under its title
+        quoted = "\n".join(f"> {x}" if x else ">" for x in self.inline(body).split("\n"))
+        return f"> **{arg or name.capitalize()}.**\n>\n{quoted}\n"
 
     def inline(self, text: str) -> str:
         return ROLE.sub(self.role, text)
@@ -332,22 +290,6 @@ class Converter:
             return None
         lines = [f"- {self.bib[key][2]}" for key in self.cited if key in self.bib]
         return "## References\n\nThe works cited in this notebook:\n\n" + "\n".join(lines)
-
-
-GREEK = {
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eta": "η", "theta": "θ",
-    "lambda": "λ", "mu": "μ", "nu": "ν", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ",
-    "psi": "ψ", "omega": "ω", "Delta": "Δ", "Sigma": "Σ", "Omega": "Ω", "ell": "ℓ", "cdot": "·",
-    "times": "×", "le": "≤", "ge": "≥", "leq": "≤", "geq": "≥", "to": "→", "infty": "∞",
-}  # fmt: skip
-
-
-def plain_text(text: str) -> str:
-    """``text`` (Markdown with inline math) as plain words, for a link's text."""
-    text = re.sub(r"\\([A-Za-z]+)", lambda m: GREEK.get(m.group(1), m.group(1)), text)
-    text = re.sub(r"[_^]\{([^{}]*)\}", r"\1", text)
-    text = re.sub(r"[$`*{}\\]|(?<=[\w)])[_^](?=\w)", "", text)
-    return re.sub(r"\s+", " ", text.replace("[", "(").replace("]", ")")).strip()
 
 
 def what_it_does(source: str) -> str:
@@ -404,13 +346,9 @@ _TEXT = {text}
 def _as_text(name, value):
     spec, book = _TEXT.get(name, ("", ""))
     try:
-        shown = format(value, spec) if spec else None
+        shown = format(value, spec or (".6g" if isinstance(value, float) else ""))
     except (TypeError, ValueError):
-        shown = None
-    if shown is None and isinstance(value, float):
-        shown = f"{{value:.6g}}"
-    elif shown is None:
-        shown = value if isinstance(value, str) else repr(value)
+        shown = repr(value)
     return f"{{name}} = {{shown}}" + (f"   (book: {{book}})" if book and book != shown else "")
 
 
@@ -469,12 +407,8 @@ def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = R
                          else what_it_does(src))  # fmt: skip
                 cell["source"] = f"# @title {title}\n{src}"
     # glue() shows what it records, from the cell after the one that imports it
-    imports = [i for i, src in code if GLUE_IMPORT.search(src)]
-    if imports:
-        roles = [m.group(2).partition(":") for text in markdown for m in ROLE.finditer(text)
-                 if m.group(1) in ("glue:text", "glue")]  # fmt: skip
-        formats = {name.strip(): spec for name, _, spec in reversed(roles)}  # the first {glue:text}'s format
-        values = {}
+    if imports := [i for i, src in code if GLUE_IMPORT.search(src)]:
+        values, formats = {}, conv.formats
         for name in dict.fromkeys(n for _, src in code for n in glued_names(src) if n not in shown_figures):
             spec = formats.get(name, "")
             book = glue_text(f"{name}:{spec}" if spec else name, conv.glued) or ""

@@ -1,6 +1,6 @@
 """Publish the built book to the ``gh-pages`` branch with ghp-import (``make publish``).
 
-    python -m tools.handout.publish [--site _build/html] [--remote origin] [--branch gh-pages] [--no-push]
+    python -m tools.handout.publish [--site _build/html] [--remote origin]
 
 First checks that no file of the site holds a hidden test (tools.checks.leak_check) and that every
 chapter page has its student notebook beside it.
@@ -26,8 +26,7 @@ def check_site(site: Path) -> list[str]:
         rel = nb.relative_to(ROOT)
         if (site / rel.with_suffix(".html")).is_file() and not (site / rel).is_file():
             problems.append(f"{rel}: the page has no student notebook beside it (Colab/Binder open it)")
-    leaks = leak_check.scan(site, chapters())
-    problems += [f"{rel} holds {', '.join(found)}" for rel, found in leaks.items()]
+    problems += [f"{rel} holds {', '.join(leak)}" for rel, leak in leak_check.scan(site, chapters()).items()]
     return problems
 
 
@@ -35,19 +34,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, default=ROOT / "_build" / "html")
     parser.add_argument("--remote", default="origin")
-    parser.add_argument("--branch", default="gh-pages")
-    parser.add_argument("--no-push", action="store_true", help="only commit to the local branch")
     args = parser.parse_args(argv)
     site = args.site.resolve()
-    problems = check_site(site)
-    if problems:
+    if problems := check_site(site):
         print("not publishing:\n" + "\n".join(f"  {p}" for p in problems))
         return 1
     version = seqlab_version()
-    ghp_import(str(site), mesg=f"Publish the book (seqlab {version})", remote=args.remote, branch=args.branch,
-               push=not args.no_push, force=True, nojekyll=True)  # fmt: skip
-    where = f"{args.remote}/{args.branch}" if not args.no_push else f"the local branch {args.branch}"
-    print(f"published {site} to {where}")
+    ghp_import(str(site), mesg=f"Publish the book (seqlab {version})", remote=args.remote, branch="gh-pages",
+               push=True, force=True, nojekyll=True)  # fmt: skip
+    print(f"published {site} to {args.remote}/gh-pages")
     tag = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"refs/tags/v{version}"],
                          capture_output=True)  # fmt: skip
     if tag.returncode != 0:

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from argparse import RawDescriptionHelpFormatter as RAW
 from importlib import metadata
 from pathlib import Path
 
@@ -37,6 +38,7 @@ TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 # what the tests of the exercises import, directly or through seqlab; pinned as in requirements.txt
 RUNTIME = ("torch", "numpy", "matplotlib", "tqdm", "babel", "num2words", "sacrebleu")
 SETUP_TAG = "seqlab-setup"
+EXECUTED = ROOT / "_build" / "jupyter_execute"  # the book build's run: the values the text quotes
 SETUP_TEMPLATE = """\
 # @title Set-up: installs seqlab, otter-grader and myst-nb where they are missing
 # Set-up for Colab, Binder or a fresh Python: installs what this notebook needs where it is missing
@@ -80,10 +82,8 @@ def with_setup_cell(notebook: dict, root: Path = ROOT) -> dict:
     """The notebook with the set-up cell first (replacing an older one), collapsed so that the chapter
     opens on its title; ``otter_ignore``: the graders (otter run, Gradescope, make grade) skip it."""
     nb = copy.deepcopy(notebook)
-    with_id = nb.get("nbformat", 4) != 4 or nb.get("nbformat_minor", 5) >= 5
-    cell = collapsed_cell(
-        setup_source(root), SETUP_TAG, "otter_ignore", **({"id": SETUP_TAG} if with_id else {})
-    )
+    ids = {"id": SETUP_TAG} if nb.get("nbformat_minor", 5) >= 5 else {}  # cell ids: nbformat 4.5 on
+    cell = collapsed_cell(setup_source(root), SETUP_TAG, "otter_ignore", **ids)
     nb["cells"] = [cell, *(c for c in nb["cells"] if SETUP_TAG not in tags(c))]
     return nb
 
@@ -126,8 +126,7 @@ def _otter_assign(source: Path, target: Path) -> None:
 def assign(notebook: Path, out: Path, executed_dir: Path | None = None, run_tests: bool = True) -> Path:
     """Run ``otter assign`` on one chapter into ``out/<name>``; returns that folder. ``run_tests``:
     otter grades the solutions with the zip it built (the tests check that themselves)."""
-    name = assignment_name(notebook)
-    if name != notebook.stem:
+    if (name := assignment_name(notebook)) != notebook.stem:
         raise ValueError(f"{notebook}: assignment name {name!r} must equal the file name {notebook.stem!r}")
     target = (out / name).resolve()
     shutil.rmtree(target, ignore_errors=True)
@@ -141,8 +140,7 @@ def assign(notebook: Path, out: Path, executed_dir: Path | None = None, run_test
         config = {"requirements": requirements, "autograder_files": [rel], "run_tests": run_tests}
         write(amend_config(read(notebook), **config), source)
         _otter_assign(source, target)
-    zips = list((target / "autograder").glob("*.zip"))
-    if len(zips) != 1:
+    if len(zips := list((target / "autograder").glob("*.zip"))) != 1:
         raise RuntimeError(f"expected one autograder zip in {target / 'autograder'}, found {zips}")
     handout = target / "student" / notebook.name
     write(for_students(read(handout), notebook, executed_dir), handout)
@@ -155,7 +153,7 @@ def for_students(notebook: dict, source: Path, executed_dir: Path | None = None,
     and the set-up cell first."""
     # not resolved: page.py builds from a folder of symlinks to the chapters
     rel = Path(os.path.abspath(source)).relative_to(os.path.abspath(root))
-    executed = executed_dir / rel if executed_dir is not None and (executed_dir / rel).is_file() else None
+    executed = executed_dir / rel if executed_dir else None  # a missing one: no values (glued_outputs)
     return with_setup_cell(plain_notebook.plain(notebook, rel.with_suffix("").as_posix(), executed, root))
 
 
@@ -173,24 +171,14 @@ def student_notebook(notebook: Path, executed_dir: Path | None = None, root: Pat
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--out", type=Path, default=Path("dist"))
-    parser.add_argument("--only", nargs="*", help="chapter names (file stems) to build; default all")
-    parser.add_argument("--executed", type=Path, default=ROOT / "_build" / "jupyter_execute",
-                        help="the book build's executed notebooks, for the values the text quotes "
-                        "(default _build/jupyter_execute; without one the text names them)")  # fmt: skip
-    args = parser.parse_args(argv)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=RAW)
     graded = [nb for nb in chapters() if has_exercises(nb)]
-    todo = [nb for nb in graded if not args.only or nb.stem in args.only]
-    if args.only and len(todo) != len(args.only):
-        parser.error(
-            f"unknown chapter among {args.only}; chapters with exercises: {[nb.stem for nb in graded]}"
-        )
-    for notebook in todo:
+    parser.add_argument("--out", type=Path, default=Path("dist"))
+    parser.add_argument("--only", nargs="*", choices=[nb.stem for nb in graded], help="default: all")
+    args = parser.parse_args(argv)
+    for notebook in (nb for nb in graded if not args.only or nb.stem in args.only):
         start = time.perf_counter()
-        target = assign(notebook, args.out, args.executed if args.executed.is_dir() else None)
+        target = assign(notebook, args.out, EXECUTED)
         print(f"{notebook.stem}: {target}/student, {target}/autograder ({time.perf_counter() - start:.0f} s)")
     return 0
 

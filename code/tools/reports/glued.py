@@ -43,8 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("site", nargs="?", default="_build/html", type=Path)
     ap.add_argument("--compare", type=Path, help="another built site to compare with")
     args = ap.parse_args(argv)
-    a = glued(args.site)
-    if not a:
+    if not (a := glued(args.site)):
         sys.exit(f"no glued values under {args.site}/chapters: build the book first")
     if args.compare is None:
         for chapter, values in a.items():
@@ -64,10 +63,8 @@ def main(argv: list[str] | None = None) -> int:
                 (timing if TIMING.search(before[-40:] + " " + x) else other).append(line)
     total = sum(len(v) for v in a.values())
     print(f"{total} glued values; {len(other)} differ outside timings, {len(timing)} timings differ")
-    for line in other:
-        print("  DIFFERS " + line)
-    for line in timing:
-        print("  timing  " + line)
+    for kind, lines in (("DIFFERS", other), ("timing ", timing)):
+        print("".join(f"  {kind} {line}\n" for line in lines), end="")
     return 1 if other else 0
 
 

@@ -1,10 +1,6 @@
-"""How far each claim of the book sits from its bar, over seeds and CPU kernels (a report).
-
-`make robustness` executes every chapter (or `--chapters ...`) per seed offset and CPU kernel
-(ATEN_CPU_CAPABILITY); each claim check logs its value, bar and held-out size instead of stopping,
-and this prints the min / median / max per claim and the worst margin. Results are kept per
-(chapter's content, seed, kernel) under `_build/robustness/`, so a rerun executes only what is missing.
-"""
+"""How far each claim of the book sits from its bar, over seeds and CPU kernels: ``make robustness``
+(docs/contributors.md, "The same claims on every machine"). Results are kept per (chapter's content,
+seed, kernel) under ``_build/robustness/``, so a rerun executes only what is missing."""
 
 import argparse
 import hashlib
@@ -33,10 +29,9 @@ def kernels() -> list[str]:
 
 def run_one(notebook: Path, seed: int, kernel: str, threads: int) -> dict:
     """Execute one chapter with a seed offset and a kernel; its claims, time and any error."""
-    key = hashlib.sha256(notebook.read_bytes())
-    for source in sorted((ROOT / "code" / "src" / "seqlab").rglob("*.py")):
-        key.update(source.read_bytes())
-    cached = OUT / f"{notebook.stem}-seed{seed}-{kernel}-{key.hexdigest()[:12]}.json"
+    sources = [notebook, *sorted((ROOT / "code" / "src" / "seqlab").rglob("*.py"))]
+    key = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()[:12]
+    cached = OUT / f"{notebook.stem}-seed{seed}-{kernel}-{key}.json"
     if cached.exists():
         return json.loads(cached.read_text())
     log = cached.with_suffix(".claims")
@@ -46,10 +41,9 @@ def run_one(notebook: Path, seed: int, kernel: str, threads: int) -> dict:
                         "SEQLAB_CLAIMS_LOG": str(log), "SEQLAB_PROGRESS": "0",
                         "OMP_NUM_THREADS": str(threads), "OMP_WAIT_POLICY": "PASSIVE"}  # fmt: skip
     env.pop("SEQLAB_STRICT_CLAIMS", None)
-    executed = OUT / "executed" / f"{notebook.stem}-seed{seed}-{kernel}.ipynb"
     start, error = time.perf_counter(), None
     try:
-        execute(notebook, timeout=1800, env=env, save=executed)
+        execute(notebook, timeout=1800, env=env)
     except Exception as exc:  # a cell failed: the claims logged so far still count
         error = f"{getattr(exc, 'ename', type(exc).__name__)}: {getattr(exc, 'evalue', exc)}"
     seconds = time.perf_counter() - start
@@ -85,11 +79,6 @@ def report(results: list[dict]) -> tuple[str, bool]:
         )
     errors = [r for r in results if r["error"]]
     lines += [f"\n{r['chapter']} (seed {r['seed']}, {r['kernel']}) failed: {r['error']}" for r in errors]
-    times = {}
-    for r in results:
-        times.setdefault(r["chapter"], []).append(r["seconds"])
-    lines.append("\nSeconds per execution (cached runs show the time they took when they ran):")
-    lines += [f"- {c}: {min(t):.0f}-{max(t):.0f} s over {len(t)} runs" for c, t in times.items()]
     return "\n".join(lines), all_held and not errors
 
 
@@ -97,21 +86,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chapters", nargs="*", help="chapter names (default: every chapter)")
     parser.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2], help="seed offsets")
-    parser.add_argument("--kernels", nargs="*", help="ATEN_CPU_CAPABILITY values (default: all)")
-    parser.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
-    parser.add_argument(
-        "--second-kernel", action="store_true", help="print the kernel below this CPU's best; exit"
-    )
-    args = parser.parse_args()
+    parser.add_argument("--second-kernel", action="store_true", help="print the kernel below the best; exit")
+    args, offered = parser.parse_args(), kernels()
     if args.second_kernel:  # what `make test` runs the thinnest chapters under, a second time
-        print(kernels()[-2] if len(kernels()) > 1 else "default")
+        print(offered[-2] if len(offered) > 1 else "default")
         return 0
     notebooks = [nb for nb in chapters() if not args.chapters or nb.stem in args.chapters]
     # seed by seed, so that an interrupted run has covered every chapter and kernel
-    grid = [(nb, s, k) for s in args.seeds for nb in notebooks for k in args.kernels or kernels()]
-    threads = max(1, (os.cpu_count() or 2) // args.jobs)
-    (OUT / "executed").mkdir(parents=True, exist_ok=True)
-    print(f"{len(grid)} executions, {args.jobs} at a time, {threads} threads each", flush=True)
+    grid = [(nb, s, k) for s in args.seeds for nb in notebooks for k in offered]
+    jobs = max(1, (os.cpu_count() or 2) // 2)
+    threads = max(1, (os.cpu_count() or 2) // jobs)
+    OUT.mkdir(parents=True, exist_ok=True)
+    print(f"{len(grid)} executions, {jobs} at a time, {threads} threads each", flush=True)
 
     def one(job):
         result = run_one(*job, threads)
@@ -119,7 +105,7 @@ def main() -> int:
         print(f"  {job[0].stem} seed {job[1]} {job[2]}: {result['seconds']} s, {status}", flush=True)
         return result
 
-    with ThreadPoolExecutor(args.jobs) as pool:
+    with ThreadPoolExecutor(jobs) as pool:
         results = list(pool.map(one, grid))
     table, ok = report(results)
     (OUT / "report.md").write_text(table + "\n")

@@ -2,7 +2,7 @@
 
 A report, not a test (budget: 45 s per chapter on a 2-core CPU; shared machines are noisy).
 
-    python -m tools.reports.timings [--cells N] [--save DIR] [chapter-stem ...]
+    python -m tools.reports.timings [--cells N] [chapter-stem ...]
 """
 
 import argparse
@@ -10,7 +10,6 @@ import os
 import statistics
 import sys
 from datetime import datetime
-from pathlib import Path
 
 from tools.course import chapters, execute
 
@@ -35,26 +34,19 @@ def first_line(cell) -> str:
     return code[0][:60]
 
 
-def run(notebook: Path, save: Path | None = None) -> tuple[float, list[tuple[float, int, str]]]:
-    nb, total = execute(notebook, save=save / notebook.name if save else None)
-    cells = [(cell_seconds(c), i, first_line(c)) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
-    return total, sorted(cells, reverse=True)
-
-
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapters", nargs="*", help="chapter stems (default: all)")
     parser.add_argument("--cells", type=int, default=5, help="slowest cells to list per chapter")
-    parser.add_argument("--save", type=Path, help="write each executed notebook into this folder")
     args = parser.parse_args(argv)
     os.environ.setdefault("SEQLAB_PROGRESS", "0")
-    todo = [nb for nb in chapters() if not args.chapters or nb.stem in args.chapters]
     rows = []
-    for notebook in todo:
-        seconds, cells = run(notebook, args.save)
+    for notebook in (nb for nb in chapters() if not args.chapters or nb.stem in args.chapters):
+        nb, seconds = execute(notebook)
         rows.append((notebook.stem, seconds))
+        cells = [(cell_seconds(c), i, first_line(c)) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
         print(f"  ran {notebook.stem} in {seconds:.1f} s; slowest cells:", file=sys.stderr)
-        for s, i, text in cells[: args.cells]:
+        for s, i, text in sorted(cells, reverse=True)[: args.cells]:
             print(f"    {s:6.1f} s  cell {i:3d}  {text}", file=sys.stderr)
     width = max([len(name) for name, _ in rows] + [7])
     print(f"| {'chapter':<{width}} | seconds | within {BUDGET_S} s |")

@@ -1,8 +1,5 @@
-"""Print ``OMP_WAIT_POLICY=PASSIVE`` when other processes keep a core of this machine busy, else nothing.
-
-OpenMP threads spin while they wait; on a busy machine the spinning takes the core the awaited thread
-needs (Bahdanau on 2 cores, one busy: 11 min by default, 85 s passive). The policy changes how a
-thread waits, not what it computes, so the Makefile passes its answer to the kernels:
+"""Print ``OMP_WAIT_POLICY=PASSIVE`` when other processes keep a core of this machine busy, else nothing
+(why: docs/contributors.md, "The same numbers on every run"). The Makefile passes the answer on:
 
     env $(python -m tools.reports.wait_policy) jupyter-book build .
 
@@ -15,26 +12,19 @@ import sys
 import psutil
 
 BUSY_CORES = 0.5  # other processes' use, in cores, from which threads should sleep, not spin
-SAMPLE_S = 0.5
 
 
-def busy_cores(seconds: float = SAMPLE_S) -> float:
+def busy_cores(seconds: float = 0.5) -> float:
     """How many cores' worth of CPU time this machine spent working over ``seconds`` (this process
     sleeps meanwhile, so the work is other processes')."""
     return psutil.cpu_percent(interval=seconds) / 100 * (os.cpu_count() or 1)
 
 
 def main() -> int:
-    if "OMP_WAIT_POLICY" in os.environ:
-        return 0
-    busy = busy_cores()
-    if busy >= BUSY_CORES:
+    if "OMP_WAIT_POLICY" not in os.environ and (busy := busy_cores()) >= BUSY_CORES:
         print("OMP_WAIT_POLICY=PASSIVE")
-        why = "sleep while they wait (same results, no spinning against the other processes)"
-        print(
-            f"wait_policy: {busy:.1f} of {os.cpu_count()} cores busy, so PyTorch's threads will {why}",
-            file=sys.stderr,
-        )
+        why = f"{busy:.1f} of {os.cpu_count()} cores busy, so PyTorch's threads will sleep while they wait"
+        print(f"wait_policy: {why} (same results, no spinning against the other processes)", file=sys.stderr)
     return 0
 
 
