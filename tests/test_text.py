@@ -90,3 +90,33 @@ def test_joint_vocabs_share_ids_across_levels():
         text.joint_vocabs([("one", 1)])
     with pytest.raises(ValueError, match="level"):
         text.joint_vocabs(pairs, src_level="bytes")
+
+
+def test_piece_vocab_cuts_every_german_number_into_its_pieces():
+    vocab = text.Vocab(["dreiundzwanzig"], level="piece", pieces=data.GERMAN_PIECES)
+    assert vocab.tokenize("siebzehntausend") == ["siebzehn", "tausend"]  # the longest piece first
+    assert vocab.tokenize("einhunderteins") == ["ein", "hundert", "eins"]
+    for value in range(10000):  # the way the generator wrote each number, piece by piece
+        word = data._german(value)
+        tokens = vocab.tokenize(word)
+        assert "".join(tokens) == word and set(tokens) <= set(data.GERMAN_PIECES), (value, tokens)
+        if value % 100 and value % 100 < 20:
+            assert tokens[-1] == data._DE[value % 100]  # "dreizehn", not "drei", "zehn"
+    assert len(data.GERMAN_PIECES) == 32 and vocab.decode(vocab.encode("dreiundzwanzig", eos=True)) == (
+        "dreiundzwanzig"
+    )
+    assert vocab.encode("vierundzwanzig") == [text.UNK, vocab.stoi["und"], vocab.stoi["zwanzig"]]
+    with pytest.raises(ValueError, match="not a string of the vocabulary's pieces"):
+        vocab.tokenize("dreiundzwanzigx")
+    with pytest.raises(ValueError, match="pieces go with level='piece'"):
+        text.Vocab(["drei"], level="piece")
+    with pytest.raises(ValueError, match="pieces go with level='piece'"):
+        text.Vocab(["drei"], pieces=data.GERMAN_PIECES)
+    for bad in ("drei", [], ["drei", ""], ["drei", 3]):
+        with pytest.raises(TypeError, match="pieces must be"):
+            text.Vocab(["drei"], level="piece", pieces=bad)
+    src, tgt = text.joint_vocabs(
+        [("twenty-three", "dreiundzwanzig")], tgt_level="piece", pieces=data.GERMAN_PIECES
+    )
+    assert src.level == "word" and tgt.level == "piece" and src.itos == tgt.itos
+    assert {"twenty", "drei", "und", "zwanzig"} <= set(src.itos) and "d" not in src.itos

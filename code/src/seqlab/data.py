@@ -30,6 +30,7 @@ __all__ = [
     "dates_task",
     "number_words_task",
     "number_words_split",
+    "GERMAN_PIECES",
 ]
 
 SPLITS = ("train", "validation", "test")
@@ -210,6 +211,9 @@ _EN_TENS = "- - twenty thirty forty fifty sixty seventy eighty ninety".split()
 _DE = ("null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn fünfzehn "
        "sechzehn siebzehn achtzehn neunzehn").split()  # fmt: skip
 _DE_TENS = "- - zwanzig dreißig vierzig fünfzig sechzig siebzig achtzig neunzig".split()
+# the 32 pieces every German number word up to 9999 is written with: a subword vocabulary
+# (``text.Vocab(level="piece")``) that cuts "dreiundzwanzig" into "drei", "und", "zwanzig"
+GERMAN_PIECES = tuple(sorted({*_DE, *_DE_TENS[2:], "ein", "und", "hundert", "tausend"}))
 
 
 def _english(v: int) -> str:
