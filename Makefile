@@ -31,7 +31,7 @@ OMP_ENV = env $$($(TOOL) tools.reports.wait_policy)
 
 PORT ?= 8888
 
-.PHONY: help install test lint format lab book student check-notebooks check-a11y check-autograder publish grade timings robustness diagrams page clean
+.PHONY: help install test lint format lab book student check-notebooks check-a11y check-autograder publish grade timings robustness gpu-wheels gpu-check diagrams page clean
 
 help:
 	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions; EXECUTION=cache)"
@@ -45,6 +45,8 @@ help:
 	@echo "make grade SUBMISSIONS=D  grade every notebook under D: grades.csv, feedback/ (CHAPTER=, JOBS=)"
 	@echo "make timings              run every chapter once and print seconds per notebook"
 	@echo "make robustness           each claim's value over 3 seeds x CPU kernels against its bar (a report)"
+	@echo "make gpu-wheels           the wheels gpu-check needs beyond a GPU machine's PyTorch, into .whl/ (needs PyPI)"
+	@echo "make gpu-check            on a GPU machine: unit tests on CUDA, every chapter on CUDA and on the CPU (a table)"
 	@echo "make diagrams             redraw the concept diagrams into chapters/images/"
 	@echo "make page CHAPTER=name    build one chapter's page into _build/page/name/html"
 	@echo "make lint | format | clean"
@@ -61,6 +63,8 @@ lint: $(STAMP)
 	$(RUFF) check $(RUFF_CONFIG) $(LINTED)
 	$(RUFF) format --check $(RUFF_CONFIG) code tests
 	$(RUFF) format --check $(RUFF_CONFIG) $(NB_WIDTH) chapters
+	$(BIN)/actionlint .github/workflows/*.yml
+	$(BIN)/zizmor --offline --no-progress .github
 
 format: $(STAMP)
 	$(RUFF) format $(RUFF_CONFIG) code tests
@@ -136,6 +140,33 @@ timings: $(STAMP)
 # Not part of `make test`: every chapter's claims over 3 seeds x this CPU's kernels (CHAPTERS=, SEEDS=).
 robustness: $(STAMP)
 	$(TOOL) tools.reports.robustness $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(if $(SEEDS),--seeds $(SEEDS))
+
+# A GPU machine has PyTorch's CUDA build, numpy, matplotlib, tqdm, pytest, pytest-xdist and
+# hypothesis, and often no network: `make gpu-wheels` (here) puts what else the chapters import,
+# at the versions requirements.txt pins, into $(GPU_WHEELS)/ as wheels for its Python; `make
+# gpu-check` (there) installs them beside the package and runs code/tools/reports/gpu_check.py.
+# Neither uses the venv. Proven on a CPU with GPU_DEVICE=cpu GPU_COMPARE= (docs/contributors.md).
+GPU_WHEELS ?= .whl
+GPU_PYTHON ?= python3
+GPU_PYVERSION ?= 3.12
+GPU_DEVICE ?= cuda
+GPU_COMPARE ?= cpu
+GPU_SITE := _build/gpu-site
+GPU_PACKAGES := babel|num2words|sacrebleu|tokenizers
+
+gpu-wheels:
+	rm -rf $(GPU_WHEELS) && mkdir -p $(GPU_WHEELS)
+	$(PYTHON) -m pip download --quiet --no-deps --only-binary=:all: --implementation cp \
+		--python-version $(GPU_PYVERSION) --platform manylinux_2_28_x86_64 \
+		--platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d $(GPU_WHEELS) \
+		$$(grep -E '^($(GPU_PACKAGES))==' requirements.txt)
+
+gpu-check:
+	@ls $(GPU_WHEELS)/*.whl >/dev/null 2>&1 || { echo "no wheels in $(GPU_WHEELS)/: run make gpu-wheels where pip works"; exit 2; }
+	rm -rf $(GPU_SITE)
+	$(GPU_PYTHON) -m pip install --quiet --no-index --no-deps --no-compile --target $(GPU_SITE) $(GPU_WHEELS)/*.whl
+	mkdir -p _build && PYTHONPATH=$(GPU_SITE):code/src:code $(GPU_PYTHON) -m tools.reports.gpu_check \
+		--device $(GPU_DEVICE) --compare "$(GPU_COMPARE)" --out _build/gpu-check.md $(if $(CHAPTER),--chapters $(CHAPTER))
 
 diagrams: $(STAMP)
 	$(TOOL) tools.diagrams.build
