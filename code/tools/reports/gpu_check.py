@@ -89,8 +89,9 @@ def run_chapter(notebook: Path) -> dict:
             "glued": len(glued)}  # fmt: skip
 
 
-def execute(notebook: Path, device: str, threads: int | None) -> dict:
-    """``run_chapter`` in a fresh interpreter with ``SEQLAB_DEVICE=device``; adds its claims."""
+def execute(notebook: Path, device: str, threads: int | None, timeout: float = 600) -> dict:
+    """``run_chapter`` in a fresh interpreter with ``SEQLAB_DEVICE=device``, stopped after
+    ``timeout`` seconds; adds its claims, and prints a line when it is done."""
     with tempfile.TemporaryDirectory() as tmp:
         log, result = Path(tmp) / "claims.jsonl", Path(tmp) / "result.json"
         path = os.pathsep.join(
@@ -103,14 +104,19 @@ def execute(notebook: Path, device: str, threads: int | None) -> dict:
             env |= {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
         command = [sys.executable, "-m", "tools.reports.gpu_check", "--run-one", str(notebook),
                    "--result", str(result)]  # fmt: skip
-        done = subprocess.run(command, env=env, capture_output=True, text=True)
-        if result.exists():
-            out = json.loads(result.read_text())
-        else:  # the interpreter itself died (a crash in a kernel, out of memory)
+        try:
+            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            error = f"exit {done.returncode}: {' | '.join(tail)}"
-            out = {"cells": 0, "ran": 0, "seconds": 0.0, "error": error, "glued": 0}
+            failure = f"exit {done.returncode}: {' | '.join(tail)}"
+        except subprocess.TimeoutExpired:
+            failure = f"stopped after {timeout:g} s"
+        # no result: the interpreter died (a crash in a kernel, out of memory) or was stopped
+        out = json.loads(result.read_text()) if result.exists() else \
+            {"cells": 0, "ran": 0, "seconds": 0.0, "error": failure, "glued": 0}  # fmt: skip
         out["claims"] = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    print(f"  {notebook.stem} on {device}: {out['ran']}/{out['cells']} cells, {out['seconds']:.1f} s, "
+          f"{sum(c['held'] for c in out['claims'])}/{len(out['claims'])} claims held"
+          + (f"; {out['error']}" if out["error"] else ""), flush=True)  # fmt: skip
     return out | {"chapter": notebook.stem, "device": device}
 
 
@@ -171,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-tests", action="store_true", help="skip the unit tests")
     parser.add_argument("--jobs", type=int, default=2, help="CPU chapters at a time")
     parser.add_argument("--threads", type=int, default=4, help="threads of each CPU chapter")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds a chapter may run")
     parser.add_argument("--out", type=Path, help="also write the report to this file")
     parser.add_argument("--run-one", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
@@ -190,10 +197,12 @@ def main(argv: list[str] | None = None) -> int:
     with ThreadPoolExecutor(1 + args.jobs + 1) as pool:
         tests = None if args.no_tests else pool.submit(run_tests, args.device, 4)
         # the device under test one chapter at a time; the comparison's chapters beside it
-        first = pool.submit(lambda: [execute(nb, args.device, None) for nb in notebooks])
-        with ThreadPoolExecutor(args.jobs) as cpu_pool:
-            compared = list(cpu_pool.map(lambda nb: execute(nb, args.compare, args.threads), notebooks)) \
-                if args.compare else []  # fmt: skip
+        first = pool.submit(lambda: [execute(nb, args.device, None, args.timeout) for nb in notebooks])
+        compared = []
+        if args.compare:
+            with ThreadPoolExecutor(args.jobs) as cpu_pool:
+                run = lambda nb: execute(nb, args.compare, args.threads, args.timeout)  # noqa: E731
+                compared = list(cpu_pool.map(run, notebooks))
         results = first.result() + compared
         text, ok = report(results, devices)
         if tests is not None:
