@@ -151,8 +151,10 @@ GPU_PYTHON ?= python3
 GPU_PYVERSION ?= 3.12
 GPU_DEVICE ?= cuda
 GPU_COMPARE ?= cpu
+# more options of gpu_check.py, e.g. --jobs 2 --threads 1 on a small machine
+GPU_CHECK_ARGS ?=
 GPU_SITE := _build/gpu-site
-GPU_PACKAGES := babel|num2words|sacrebleu|tokenizers
+GPU_PACKAGES := babel|num2words|sacrebleu|tokenizers|regex
 
 gpu-wheels:
 	rm -rf $(GPU_WHEELS) && mkdir -p $(GPU_WHEELS)
@@ -166,7 +168,8 @@ gpu-check:
 	rm -rf $(GPU_SITE)
 	$(GPU_PYTHON) -m pip install --quiet --no-index --no-deps --no-compile --target $(GPU_SITE) $(GPU_WHEELS)/*.whl
 	mkdir -p _build && PYTHONPATH=$(GPU_SITE):code/src:code $(GPU_PYTHON) -m tools.reports.gpu_check \
-		--device $(GPU_DEVICE) --compare "$(GPU_COMPARE)" --out _build/gpu-check.md $(if $(CHAPTER),--chapters $(CHAPTER))
+		--device $(GPU_DEVICE) --compare "$(GPU_COMPARE)" --out _build/gpu-check.md $(GPU_CHECK_ARGS) \
+		$(if $(CHAPTER),--chapters $(CHAPTER))
 
 diagrams: $(STAMP)
 	$(TOOL) tools.diagrams.build

@@ -3,7 +3,9 @@
 Skipped where there is no CUDA; `make gpu-check` runs it on a GPU machine. Each case builds a
 model on the CPU in float32, copies it (same weights) to CUDA, and compares the two devices'
 outputs and the gradients of one loss. GPU kernels add in another order, so the tolerance is
-float32's (1e-4), not bit-for-bit.
+float32's (1e-4), not bit-for-bit. TensorFloat-32, which cuDNN's recurrent kernels use by default
+on recent GPUs, rounds products to 10 bits (about 1e-3): off here, so that float32 is compared with
+float32 (a chapter may train with it on; its claims are checked over runs, not bit for bit).
 """
 
 import copy
@@ -20,6 +22,15 @@ from seqlab.seq2seq import Seq2Seq
 from seqlab.transformer import Transformer
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+
+
+@pytest.fixture(autouse=True)
+def _float32_on_cuda():
+    saved = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
+    yield
+    torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = saved
+
 
 N, T, E_IN, E_H = 3, 7, 5, 6
 
