@@ -48,6 +48,7 @@ __all__ = [
     "Tokenizer",
     "train",
     "chars_per_token",
+    "pieces_found",
     "library_tokenizer",
     "library_merges",
     "library_tokens",
@@ -159,14 +160,34 @@ def _train_scratch(words, vocab_size, min_frequency):
 # training, fast: the same merges from pair counts kept up to date
 
 
+def _merge_in_place(word: list[int], pair: tuple[int, int], new_id: int) -> list[tuple[tuple[int, int], int]]:
+    """Merge ``pair`` in ``word`` (a list, changed in place) as ``merge_pair`` does, and return how
+    the counts of the pairs around each merge change: ``[(pair, +1 or -1), ...]`` (the count of
+    ``pair`` itself is left out: it is gone once merged)."""
+    a, b = pair
+    changes, i = [], 0
+    while True:
+        try:
+            i = word.index(a, i)  # the next candidate, found in C: most words hold a pair once
+        except ValueError:
+            return changes
+        if i + 1 < len(word) and word[i + 1] == b:
+            if i > 0:  # (left, a) becomes (left, new)
+                changes += [((word[i - 1], a), -1), ((word[i - 1], new_id), 1)]
+            word[i : i + 2] = [new_id]
+            if i + 1 < len(word):  # (b, right) becomes (new, right)
+                changes += [((b, word[i + 1]), -1), ((new_id, word[i + 1]), 1)]
+        i += 1
+
+
 def _train_fast(words, vocab_size, min_frequency):
     vocab = {i: bytes([i]) for i in range(256)}
     ids = {b: i for i, b in vocab.items()}
     merges = {}
-    table = list(words)  # the words, as they are merged
+    table = [list(word) for word in words]  # the words, merged in place
     counts = list(words.values())
     pairs = count_pairs(words)
-    where: dict[tuple[int, int], set[int]] = {}  # pair -> the words that hold it
+    where: dict[tuple[int, int], set[int]] = {}  # pair -> the words that hold (or held) it
     for w, word in enumerate(table):
         for pair in zip(word, word[1:]):
             where.setdefault(pair, set()).add(w)
@@ -188,21 +209,15 @@ def _train_fast(words, vocab_size, min_frequency):
         new_id = ids.setdefault(new_bytes, len(vocab))
         vocab[new_id] = new_bytes
         merges[best] = new_id
-        changed = set()
+        grown = set()
         for w in where.pop(best):
-            old, new = table[w], merge_pair(table[w], best, new_id)
-            if old == new:
-                continue
-            for pair in zip(old, old[1:]):  # take the word's pairs out, put the merged word's in
-                pairs[pair] -= counts[w]
-                changed.add(pair)
-            for pair in zip(new, new[1:]):
-                pairs[pair] += counts[w]
-                where.setdefault(pair, set()).add(w)
-                changed.add(pair)
-            table[w] = new
+            for pair, change in _merge_in_place(table[w], best, new_id):
+                pairs[pair] += change * counts[w]
+                if change > 0:
+                    where.setdefault(pair, set()).add(w)
+                    grown.add(pair)
         del pairs[best]
-        for pair in changed - {best}:
+        for pair in grown - {best}:  # a count that fell is corrected when its entry is popped
             if pairs[pair] > 0:
                 heapq.heappush(heap, entry(pair))
     return merges, vocab
@@ -302,6 +317,16 @@ def chars_per_token(tokenizer: Tokenizer, texts: str | Iterable[str]) -> float:
     if tokens == 0:
         raise ValueError("texts must hold at least one character")
     return sum(map(len, texts)) / tokens
+
+
+def pieces_found(tokenizer: Tokenizer, pieces: Iterable[str]) -> list[str]:
+    """The ``pieces`` (strings) that are tokens of ``tokenizer``: which of the pieces written by
+    hand (``data.GERMAN_PIECES``) a BPE learned from the words has found by itself."""
+    if not isinstance(tokenizer, Tokenizer):
+        raise TypeError(f"tokenizer must be a bpe.Tokenizer, got {type(tokenizer).__name__}")
+    pieces = _texts(pieces)
+    tokens = set(tokenizer.vocab.values())
+    return [piece for piece in pieces if _utf8(piece) in tokens]
 
 
 # ---------------------------------------------------------------------------------------------
