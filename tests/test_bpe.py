@@ -173,6 +173,23 @@ def test_pieces_found_in_german_number_words():
     assert set(found) <= set(data.GERMAN_PIECES) and {"und", "hundert", "tausend"} <= set(found)
     assert "null" not in found  # only zero is written with it: once in 10,000
     assert bpe.pieces_found(tok.truncated(256), data.GERMAN_PIECES) == []
+    kinds = bpe.against_pieces(tok, data.GERMAN_PIECES)
+    assert sorted(kinds["a piece"]) == sorted(p.encode() for p in found)
+    assert sum(map(len, kinds.values())) == 64  # every learned token in one kind
+
+
+def test_against_pieces_by_hand():
+    tok = bpe.train(["abcd"] * 3 + ["cdab"], 256 + 4)  # ab, cd, abcd, then cdab
+    assert [a + b for a, b in tok.merged_bytes()] == [b"ab", b"cd", b"abcd", b"cdab"]
+    kinds = bpe.against_pieces(tok.truncated(256 + 3), ["ab", "cdx", "x"])
+    assert kinds == {
+        "a piece": [b"ab"],
+        "whole pieces": [],
+        "part of a piece": [b"cd"],
+        "across pieces": [b"abcd"],
+    }
+    kinds = bpe.against_pieces(tok, ["ab", "cd"])
+    assert kinds["a piece"] == [b"ab", b"cd"] and kinds["whole pieces"] == [b"abcd", b"cdab"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,3 +227,9 @@ def test_bad_input_is_refused(ours):
         bpe.chars_per_token("gpt2", "text")
     with pytest.raises(ValueError, match="texts"):
         bpe.chars_per_token(ours, "")
+    with pytest.raises(TypeError, match="tokenizer"):
+        bpe.pieces_found(None, ["und"])
+    with pytest.raises(TypeError, match="tokenizer"):
+        bpe.against_pieces(None, ["und"])
+    with pytest.raises(TypeError, match="pieces"):
+        bpe.against_pieces(ours, [1, 2])

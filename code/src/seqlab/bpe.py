@@ -49,6 +49,7 @@ __all__ = [
     "train",
     "chars_per_token",
     "pieces_found",
+    "against_pieces",
     "library_tokenizer",
     "library_merges",
     "library_tokens",
@@ -85,13 +86,13 @@ def _utf8(text: str) -> bytes:
         raise ValueError(f"text must be Unicode text; {text[e.start : e.end]!r} at {e.start} is not") from e
 
 
-def _texts(texts: str | Iterable[str]) -> list[str]:
+def _texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
     texts = [texts] if isinstance(texts, str) else texts
     if not isinstance(texts, Iterable):
-        raise TypeError(f"texts must be a str or an iterable of str, got {type(texts).__name__}")
+        raise TypeError(f"{name} must be a str or an iterable of str, got {type(texts).__name__}")
     texts = list(texts)
     if bad := [type(t).__name__ for t in texts if not isinstance(t, str)]:
-        raise TypeError(f"texts must be a str or an iterable of str, got items of type {bad[0]}")
+        raise TypeError(f"{name} must be a str or an iterable of str, got items of type {bad[0]}")
     return texts
 
 
@@ -324,9 +325,45 @@ def pieces_found(tokenizer: Tokenizer, pieces: Iterable[str]) -> list[str]:
     hand (``data.GERMAN_PIECES``) a BPE learned from the words has found by itself."""
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(f"tokenizer must be a bpe.Tokenizer, got {type(tokenizer).__name__}")
-    pieces = _texts(pieces)
+    pieces = _texts(pieces, "pieces")
     tokens = set(tokenizer.vocab.values())
     return [piece for piece in pieces if _utf8(piece) in tokens]
+
+
+def _made_of(token: bytes, pieces: list[bytes]) -> bool:
+    """Whether ``token`` is a concatenation of ``pieces`` (any number, repeats allowed)."""
+    ends = {0}  # the positions a concatenation of pieces can reach
+    for i in range(len(token)):
+        if i in ends:
+            ends |= {i + len(p) for p in pieces if token.startswith(p, i)}
+    return len(token) in ends
+
+
+def against_pieces(tokenizer: Tokenizer, pieces: Iterable[str]) -> dict[str, list[bytes]]:
+    """The tokens ``tokenizer`` learned (its merges, in order) set beside ``pieces`` written by
+    hand: ``"a piece"`` (one of them), ``"whole pieces"`` (two or more of them joined, as
+    ``"zweitausend"``), ``"part of a piece"`` (inside one, as ``"hund"``) or ``"across pieces"``
+    (none of these: it cuts through a boundary between pieces). Tokens as bytes."""
+    if not isinstance(tokenizer, Tokenizer):
+        raise TypeError(f"tokenizer must be a bpe.Tokenizer, got {type(tokenizer).__name__}")
+    pieces = [_utf8(piece) for piece in _texts(pieces, "pieces")]
+    kinds: dict[str, list[bytes]] = {
+        "a piece": [],
+        "whole pieces": [],
+        "part of a piece": [],
+        "across pieces": [],
+    }
+    for new_id in dict.fromkeys(tokenizer.merges.values()):
+        token = tokenizer.vocab[new_id]
+        if token in pieces:
+            kinds["a piece"].append(token)
+        elif _made_of(token, pieces):
+            kinds["whole pieces"].append(token)
+        elif any(token in piece for piece in pieces):
+            kinds["part of a piece"].append(token)
+        else:
+            kinds["across pieces"].append(token)
+    return kinds
 
 
 # ---------------------------------------------------------------------------------------------
