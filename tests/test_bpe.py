@@ -82,13 +82,6 @@ def test_ties_follow_the_library_byte_order():
     assert bpe.library_merges(bpe.library_tokenizer(docs, 256 + 4)) == tok.merged_bytes()
 
 
-def test_a_merge_that_makes_an_existing_token_reuses_its_id():
-    docs = ["abc"] * 3 + ["bc"] * 4 + ["ab"] * 2 + ["xabc"]
-    ours_, library_ = bpe.train(docs, 262), bpe.library_tokenizer(docs, 262)
-    assert bpe.library_merges(library_) == ours_.merged_bytes()
-    assert len(ours_) == len(library_.get_vocab()) == len(set(ours_.vocab.values()))
-
-
 # ---------------------------------------------------------------------------------------------
 # scratch = fast = the library
 

@@ -22,8 +22,7 @@ Ties: when several pairs are the most frequent, both paths take the one ``tokeni
 so that the merges equal the library's in the same order: the pair that comes first in the
 library's vocabulary. That vocabulary lists the bytes in the order of the printable characters
 GPT-2 maps them to (``BYTE_ORDER``: ``!`` to ``~`` first, the space and control bytes last),
-then the merged tokens in the order they were made. A merge whose bytes are already a token
-(``"a" + "bc"`` after ``"ab" + "c"``) reuses that token's id, as the library does.
+then the merged tokens in the order they were made.
 """
 
 from __future__ import annotations
@@ -45,6 +44,8 @@ __all__ = [
     "count_pairs",
     "best_pair",
     "merge_pair",
+    "learn_merges",
+    "learn_merges_fast",
     "Tokenizer",
     "train",
     "chars_per_token",
@@ -138,9 +139,21 @@ def merge_pair(word: tuple[int, ...], pair: tuple[int, int], new_id: int) -> tup
     return tuple(merged)
 
 
-def _train_scratch(words, vocab_size, min_frequency):
+def _check_sizes(vocab_size: int, min_frequency: int) -> None:
+    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < 256:
+        raise ValueError(f"vocab_size must be an int >= 256 (the bytes), got {vocab_size!r}")
+    if not isinstance(min_frequency, int) or isinstance(min_frequency, bool) or min_frequency < 0:
+        raise ValueError(f"min_frequency must be an int >= 0, got {min_frequency!r}")
+
+
+def learn_merges(
+    words: dict[tuple[int, ...], int], vocab_size: int, min_frequency: int = 0
+) -> tuple[dict[tuple[int, int], int], dict[int, bytes]]:
+    """The merges BPE learns from a word-count table (word as token ids -> count), until the
+    vocabulary has ``vocab_size`` tokens: ``merges`` (pair -> new id, in the order learned) and
+    ``vocab`` (id -> bytes). The readable path: each merge counts the whole table again."""
+    _check_sizes(vocab_size, min_frequency)
     vocab = {i: bytes([i]) for i in range(256)}
-    ids = {b: i for i, b in vocab.items()}
     merges = {}
     while len(vocab) < vocab_size:
         pairs = count_pairs(words)  # loop 1: count every adjacent pair
@@ -149,9 +162,8 @@ def _train_scratch(words, vocab_size, min_frequency):
         best = best_pair(pairs)
         if pairs[best] < max(min_frequency, 1):
             break
-        new_bytes = vocab[best[0]] + vocab[best[1]]
-        new_id = ids.setdefault(new_bytes, len(vocab))
-        vocab[new_id] = new_bytes
+        new_id = len(vocab)
+        vocab[new_id] = vocab[best[0]] + vocab[best[1]]
         merges[best] = new_id
         words = {merge_pair(word, best, new_id): n for word, n in words.items()}  # loop 2: merge it
     return merges, vocab
@@ -181,9 +193,12 @@ def _merge_in_place(word: list[int], pair: tuple[int, int], new_id: int) -> list
         i += 1
 
 
-def _train_fast(words, vocab_size, min_frequency):
+def learn_merges_fast(
+    words: dict[tuple[int, ...], int], vocab_size: int, min_frequency: int = 0
+) -> tuple[dict[tuple[int, int], int], dict[int, bytes]]:
+    """What ``learn_merges`` returns, with the pair counts kept up to date instead of recounted."""
+    _check_sizes(vocab_size, min_frequency)
     vocab = {i: bytes([i]) for i in range(256)}
-    ids = {b: i for i, b in vocab.items()}
     merges = {}
     table = [list(word) for word in words]  # the words, merged in place
     counts = list(words.values())
@@ -206,9 +221,8 @@ def _train_fast(words, vocab_size, min_frequency):
             continue
         if pairs[best] < max(min_frequency, 1):
             break
-        new_bytes = vocab[best[0]] + vocab[best[1]]
-        new_id = ids.setdefault(new_bytes, len(vocab))
-        vocab[new_id] = new_bytes
+        new_id = len(vocab)
+        vocab[new_id] = vocab[best[0]] + vocab[best[1]]
         merges[best] = new_id
         grown = set()
         for w in where.pop(best):
@@ -299,13 +313,10 @@ def train(
     """A byte-level BPE tokenizer learned from ``texts`` (a string, or documents: words never span
     two), with ``vocab_size`` tokens (256 bytes + the merges), or fewer if no pair occurs at least
     ``min_frequency`` times (and once). ``impl``: ``"scratch"`` (the page's loops) or ``"fast"``."""
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < 256:
-        raise ValueError(f"vocab_size must be an int >= 256 (the bytes), got {vocab_size!r}")
-    if not isinstance(min_frequency, int) or isinstance(min_frequency, bool) or min_frequency < 0:
-        raise ValueError(f"min_frequency must be an int >= 0, got {min_frequency!r}")
+    _check_sizes(vocab_size, min_frequency)
     check_choice("impl", impl, IMPLS)
     words = word_counts(texts)
-    learn = _train_scratch if impl == "scratch" else _train_fast
+    learn = learn_merges if impl == "scratch" else learn_merges_fast
     return Tokenizer(*learn(words, vocab_size, min_frequency))
 
 
