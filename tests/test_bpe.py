@@ -226,3 +226,9 @@ def test_bad_input_is_refused(ours):
         bpe.against_pieces(None, ["und"])
     with pytest.raises(TypeError, match="pieces"):
         bpe.against_pieces(ours, [1, 2])
+    with pytest.raises(TypeError, match="merges and vocab"):
+        bpe.Tokenizer([((97, 98), 256)], ours.vocab)
+    with pytest.raises(ValueError, match="vocab must map"):
+        bpe.Tokenizer({}, {i: bytes([i]) for i in range(255)})
+    with pytest.raises(ValueError, match="merges must join"):
+        bpe.Tokenizer({(97, 98): 256}, {**{i: bytes([i]) for i in range(256)}, 256: b"ba"})

@@ -175,8 +175,8 @@ def learn_merges(
 
 def _merge_in_place(word: list[int], pair: tuple[int, int], new_id: int) -> list[tuple[tuple[int, int], int]]:
     """Merge ``pair`` in ``word`` (a list, changed in place) as ``merge_pair`` does, and return how
-    the counts of the pairs around each merge change: ``[(pair, +1 or -1), ...]`` (the count of
-    ``pair`` itself is left out: it is gone once merged)."""
+    the counts of the pairs around each merge change: ``[(pair, +1 or -1), ...]`` (what it says of
+    ``pair`` itself does not matter: its count is deleted once it is merged)."""
     a, b = pair
     changes, i = [], 0
     while True:
@@ -247,6 +247,20 @@ class Tokenizer:
     (id -> bytes). ``encode(text) -> list[int]``, ``decode(ids) -> str``; ``len()`` is V."""
 
     def __init__(self, merges: dict[tuple[int, int], int], vocab: dict[int, bytes]) -> None:
+        if not isinstance(merges, dict) or not isinstance(vocab, dict):
+            raise TypeError(
+                f"merges and vocab must be dicts, got {type(merges).__name__}, {type(vocab).__name__}"
+            )
+        if any(vocab.get(i) != bytes([i]) for i in range(256)):
+            raise ValueError("vocab must map each id 0-255 to its byte")
+        for (a, b), new_id in merges.items():
+            if (
+                not all(isinstance(vocab.get(i), bytes) for i in (a, b, new_id))
+                or vocab[new_id] != vocab[a] + vocab[b]
+            ):
+                raise ValueError(
+                    f"merges must join two tokens of vocab into a third: {(a, b)} -> {new_id!r} does not"
+                )
         self.merges = dict(merges)
         self.vocab = dict(vocab)
         self._rank = {pair: rank for rank, pair in enumerate(self.merges)}
