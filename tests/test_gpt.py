@@ -2,11 +2,12 @@ import math
 
 import pytest
 import torch
+from torch import nn
+
 from seqlab.gpt import GPT, LSTMLM, lm_loss, shifted_causal_mask
 from seqlab.lstm import LSTM
 from seqlab.sampling import filter_logits, generate, sample_next
 from seqlab.utils import count_parameters
-from torch import nn
 
 V, E, H, FF, CTX = 23, 16, 4, 32, 12
 
@@ -19,9 +20,7 @@ class TorchGPT(nn.Module):
         super().__init__()
         self.tok, self.pos = nn.Embedding(V, E), nn.Embedding(CTX, E)
         kw = {"dropout": 0.0, "batch_first": True, "norm_first": True}
-        self.layers = nn.ModuleList(
-            nn.TransformerEncoderLayer(E, H, FF, **kw) for _ in range(layers)
-        )
+        self.layers = nn.ModuleList(nn.TransformerEncoderLayer(E, H, FF, **kw) for _ in range(layers))
         self.norm = nn.LayerNorm(E)
 
     def forward(self, tokens):
@@ -36,9 +35,7 @@ class TorchGPT(nn.Module):
 def _copied(layers=2, dtype=torch.float64):
     torch.manual_seed(0)
     ref = TorchGPT(layers).to(dtype)
-    for p in (
-        ref.parameters()
-    ):  # not the default initialisation: biases and norms off zero / one
+    for p in ref.parameters():  # not the default initialisation: biases and norms off zero / one
         nn.init.normal_(p, std=0.3)
     ours = GPT(V, E, H, layers, FF, context=CTX).to(dtype)
     ours.tok_embed.load_state_dict(ref.tok.state_dict())
@@ -69,9 +66,7 @@ def test_gpt_equals_torch_composition_forward_and_gradients(impl):
     for a, b in pairs:
         grads = dict(b.named_parameters())
         for name, p in a.named_parameters():
-            torch.testing.assert_close(
-                p.grad, grads[name].grad, atol=1e-10, rtol=1e-9, msg=name
-            )
+            torch.testing.assert_close(p.grad, grads[name].grad, atol=1e-10, rtol=1e-9, msg=name)
 
 
 def test_gpt_output_is_tied_and_counted_once():
@@ -99,9 +94,7 @@ def test_shifted_causal_mask():
         [True, True, True, True, False],
         [True, True, True, True, True],
     ]
-    assert torch.equal(
-        shifted_causal_mask(4, 0), torch.ones(4, 4, dtype=torch.bool).tril()
-    )
+    assert torch.equal(shifted_causal_mask(4, 0), torch.ones(4, 4, dtype=torch.bool).tril())
 
 
 def test_kv_cache_equals_recomputing_the_prefix():
@@ -141,9 +134,7 @@ def test_generate_with_and_without_cache_agree():
     assert runs[0].shape == (3, 12) and torch.equal(runs[0], runs[1])
     assert torch.equal(runs[0][:, :4], prompt)
     greedy = generate(model, prompt, 8, temperature=0)
-    cold = generate(
-        model, prompt, 8, temperature=1e-6, generator=torch.Generator().manual_seed(3)
-    )
+    cold = generate(model, prompt, 8, temperature=1e-6, generator=torch.Generator().manual_seed(3))
     assert torch.equal(greedy, cold)
     with pytest.raises(ValueError, match="context"):
         generate(model, prompt, 9)
@@ -221,25 +212,17 @@ def test_top_p_on_uniform_rows_keeps_everything_tied():
 def test_sample_next_draws_from_the_filtered_distribution():
     z = torch.log(torch.tensor([[0.5, 0.3, 0.15, 0.05]])).expand(20000, 4)
     g = torch.Generator().manual_seed(0)
-    counts = (
-        torch.bincount(sample_next(z, top_k=2, generator=g), minlength=4).double()
-        / 20000
-    )
+    counts = torch.bincount(sample_next(z, top_k=2, generator=g), minlength=4).double() / 20000
     torch.testing.assert_close(
         counts,
         torch.tensor([0.625, 0.375, 0, 0], dtype=torch.double),
         atol=0.015,
         rtol=0,
     )
-    counts = (
-        torch.bincount(sample_next(z, top_p=0.9, generator=g), minlength=4).double()
-        / 20000
-    )
+    counts = torch.bincount(sample_next(z, top_p=0.9, generator=g), minlength=4).double() / 20000
     torch.testing.assert_close(counts, torch.tensor([0.5, 0.3, 0.15, 0], dtype=torch.double) / 0.95,
                                atol=0.015, rtol=0)  # fmt: skip
-    assert torch.equal(
-        sample_next(z[:3], temperature=0), torch.zeros(3, dtype=torch.long)
-    )
+    assert torch.equal(sample_next(z[:3], temperature=0), torch.zeros(3, dtype=torch.long))
 
 
 def test_sampling_arguments_are_checked():
