@@ -62,10 +62,17 @@ def in_context_copying():
     roles = ["memory"] * 5 + ["query"] * 4
     for i, (t, role) in enumerate(zip(toks, roles)):
         box(ax, 0.3 + i * 0.7, 0.5, 0.56, 0.42, t, role, fontsize=10)
-    label(ax, 2.0, 0.22, "first copy: r₁ … r₃₂ (random tokens)", fontsize=8.5, color="#444444")
+    label(ax, 2.0, 0.22, "first copy: random tokens", fontsize=8.5, color="#444444")
     label(ax, 5.3, 0.22, "second copy: the same tokens again", fontsize=8.5, color="#444444")
     # the query at the second "7" looks back to the token after the earlier "7"
     arrow(ax, (0.3 + 6 * 0.7 + 0.28, 0.92), (0.3 + 2 * 0.7 + 0.28, 0.92), connection="arc3,rad=0.4")
     label(ax, 3.3, 2.35, "attention: find the earlier 7, copy what came after it (m)", fontsize=9)
-    label(ax, 3.3, 2.0, "an LSTM: must have stored all 32 tokens in (h, c)", fontsize=9, color="#444444")
+    label(
+        ax,
+        3.3,
+        2.0,
+        "an LSTM: must have stored every token of the first copy in (h, c)",
+        fontsize=9,
+        color="#444444",
+    )
     return fig
