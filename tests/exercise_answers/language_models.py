@@ -129,7 +129,13 @@ def per_character_perplexity(ppl, chars_per_token):
     return math.log(ppl) / chars_per_token
 """,
     ],
-    "hot_sampling": ['hot_sampling = "a"\n', 'hot_sampling = "c"\n', 'hot_sampling = "d"\n'],
+    # a word instead of a letter (fails the public format check), and the three wrong letters
+    "hot_sampling": [
+        'hot_sampling = "uniform"\n',
+        'hot_sampling = "a"\n',
+        'hot_sampling = "c"\n',
+        'hot_sampling = "d"\n',
+    ],
     "merge_step": [
         # ties broken by the strings' alphabetical order, not the vocabulary's
         """
