@@ -23,6 +23,7 @@ CLAIMS = {
     "bahdanau": ["A4", "A7", "A8"],
     "luong": ["A5", "A6"],
     "transformer": ["S15", "S17", "S18", "S19", "S20", "G4"],
+    "language_models": ["L1", "L2", "L3", "L4", "L5", "L6"],
 }
 
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))

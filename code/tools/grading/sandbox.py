@@ -69,8 +69,9 @@ def _preimport() -> None:
     import torch  # and with it torch.nn.functional and torch.testing
 
     torch.set_num_threads(1)
-    for module in ("attention", "data", "decoding", "exercises", "lstm", "lstmn", "masks", "metrics",
-                   "multihead", "positional", "rnn", "seq2seq", "text", "train", "transformer"):  # fmt: skip
+    for module in ("attention", "bpe", "corpus", "data", "decoding", "exercises", "gpt", "lstm", "lstmn",
+                   "masks", "metrics", "multihead", "positional", "rnn", "sampling", "seq2seq", "text",
+                   "train", "transformer"):  # fmt: skip
         importlib.import_module(f"seqlab.{module}")
     import IPython.display  # noqa: F401
 

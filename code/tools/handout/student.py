@@ -36,7 +36,7 @@ from tools.otter_format import (
 
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 # what the tests of the exercises import, directly or through seqlab; pinned as in requirements.txt
-RUNTIME = ("torch", "numpy", "matplotlib", "tqdm", "babel", "num2words", "sacrebleu")
+RUNTIME = ("torch", "numpy", "matplotlib", "tqdm", "babel", "num2words", "sacrebleu", "regex", "tokenizers")
 SETUP_TAG = "seqlab-setup"
 EXECUTED = ROOT / "_build" / "jupyter_execute"  # the book build's run: the values the text quotes
 SETUP_TEMPLATE = """\
