@@ -276,3 +276,72 @@ def test_batched_beam_search_errors():
         beam_search_batch(step, None, 2, beam_size=2, max_len=3, alpha=-0.5)
     with pytest.raises(ValueError, match=r"3 row"):
         beam_search_batch(step, torch.zeros(2, 4), 3, beam_size=2, max_len=3)
+
+
+# --------------------------------------------------------------------------- the readable loop
+def random_model_step(seed, vocab, width=6):
+    """A random recurrent toy model: the state (B, width) is updated from each token's embedding,
+    and the log-probabilities depend on it, so a wrong state selection changes the outcome."""
+    gen = torch.Generator().manual_seed(seed)
+    embed = torch.randn(vocab, width, generator=gen)
+    mix = torch.randn(width, width, generator=gen) / width**0.5
+    out = 3 * torch.randn(width, vocab, generator=gen)
+
+    def step(tokens, state):
+        state = torch.tanh(state @ mix + embed[tokens])
+        return (state @ out).log_softmax(-1), state
+
+    return step, gen
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_readable_beam_search_equals_the_fast_one(seed):
+    vocab = 4 + seed % 5
+    step, gen = random_model_step(seed, vocab)
+    batch = 1 + seed % 4
+    state = torch.randn(batch, 6, generator=gen)
+    k = 1 + seed % 5
+    alpha = (0.0, 0.6, 1.0)[seed % 3]
+    max_len = 2 + seed % 7
+    fast = beam_search_batch(step, state, batch, beam_size=k, max_len=max_len, alpha=alpha, impl="fast")
+    readable = beam_search_batch(
+        step, state, batch, beam_size=k, max_len=max_len, alpha=alpha, impl="scratch"
+    )
+    for n in range(batch):
+        one = beam_search(step, state[n : n + 1], beam_size=k, max_len=max_len, alpha=alpha, impl="scratch")
+        for hypotheses in (readable[n], one):
+            assert [t.tolist() for t, _ in hypotheses] == [t.tolist() for t, _ in fast[n]], (seed, n)
+            assert [s for _, s in hypotheses] == [s for _, s in fast[n]], (seed, n)
+
+
+@pytest.mark.parametrize("attention", [None, "additive"])
+def test_readable_beam_search_on_a_seq2seq_model(attention):
+    from seqlab.seq2seq import Seq2Seq
+
+    for seed in range(3):
+        torch.manual_seed(seed)
+        model = Seq2Seq(9, 7, embed_size=8, hidden_size=16, attention=attention).eval()
+        src = torch.randint(4, 9, (3, 5))
+        state = model.encode(src, torch.tensor([5, 2, 4]))
+        kwargs = dict(beam_size=3, max_len=8, alpha=1.0)
+        fast = beam_search_batch(model.decoder_step(), state, 3, impl="fast", **kwargs)
+        readable = beam_search_batch(model.decoder_step(), state, 3, impl="scratch", **kwargs)
+        for f, r in zip(fast, readable, strict=True):
+            assert [t.tolist() for t, _ in f] == [t.tolist() for t, _ in r]
+            assert [s for _, s in f] == pytest.approx([s for _, s in r], abs=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("alpha", [0.0, 1.0])
+def test_wide_readable_beam_equals_exhaustive_search(seed, alpha):
+    table = random_table(seed)
+    tokens, score = beam_search(
+        markov_step(table), None, beam_size=64, max_len=5, alpha=alpha, impl="scratch"
+    )[0]
+    best_tokens, best_score = brute_force(table, 5, alpha)
+    assert tokens.tolist() == best_tokens and score == pytest.approx(best_score)
+
+
+def test_beam_search_impl_is_checked():
+    with pytest.raises(ValueError, match="impl"):
+        beam_search(markov_step(random_table(0)), None, beam_size=2, max_len=3, impl="torch")

@@ -14,6 +14,9 @@ def test_bleu_and_chrf_match_sacrebleu_conventions():
     assert metrics.corpus_bleu(["the cat sat on a mat", "a dog barked"], refs) < 100
     # a correct translation worded differently scores low: BLEU counts overlap, not meaning
     assert metrics.corpus_bleu(["on the mat sat the cat"], ["the cat sat on the mat"]) < 50
+    # no 4-gram in common: 0 without smoothing, sacrebleu's default exponential smoothing gives more
+    assert metrics.corpus_bleu(["on the mat sat the cat"], ["the cat sat on the mat"], smooth="none") == 0
+    assert metrics.corpus_bleu(["on the mat sat the cat"], ["the cat sat on the mat"]) > 0
     assert metrics.corpus_bleu(["dreiundzwanzig"], ["dreiundzwanzig"], tokenize="char") == pytest.approx(100)
 
 
@@ -31,3 +34,5 @@ def test_bad_arguments_are_named():
         metrics.corpus_chrf(["a"], [3])
     with pytest.raises(ValueError, match="tokenize"):
         metrics.corpus_bleu(["a b"], ["a b"], tokenize="words")
+    with pytest.raises(ValueError, match="smooth"):
+        metrics.corpus_bleu(["a b"], ["a b"], smooth="laplace")

@@ -286,6 +286,51 @@ def test_glue_shows_figures_and_values_in_the_texts_format(monkeypatch, tmp_path
     assert "your run draws it in the output of the collapsed cell above" in md
 
 
+def test_a_value_is_flagged_only_where_it_differs_from_the_books(monkeypatch, tmp_path):
+    """Numbers are compared as numbers at the precision this run prints them, strings without the
+    quotes of their repr: ``0`` is the book's ``0.0``, ``4`` its ``4.0``."""
+    glued = {
+        "zero": {"text/plain": "0.0"},
+        "four": {"text/plain": "4.0"},
+        "count": {"text/plain": "4"},
+        "word": {"text/plain": "'dreiundzwanzig'"},
+        "quoted": {"text/plain": "\"it's 'four'\""},  # a string that holds quotes
+        "small": {"text/plain": "1.23456789e-05"},
+        "acc": {"text/plain": "0.98765"},
+    }
+    conv = pn.Converter("chapters/x", pn.glued_outputs(_executed(tmp_path / "x.ipynb", glued)))
+    assert conv.inline("{glue:text}`word`, {glue:text}`quoted`") == "**dreiundzwanzig**, **it's 'four'**"
+    text = {name: ("", pn.glue_text(name, conv.glued)) for name in glued} | {
+        "acc": (".1%", pn.glue_text("acc:.1%", conv.glued))
+    }
+    cell = pn.glue_shows_cell({}, text)
+    namespace, _ = _run_glue_shows(cell, monkeypatch)
+    printed = []
+    monkeypatch.setattr("builtins.print", lambda *a: printed.append(" ".join(map(str, a))))
+    glue = namespace["glue"]
+    for name, value in [
+        ("zero", 0), ("zero", 0.0), ("zero", -0.0), ("four", 4), ("count", 4.0), ("word", "dreiundzwanzig"),
+        ("quoted", "it's 'four'"), ("small", 1.2345678e-05), ("acc", 0.98769),
+    ]:  # fmt: skip
+        glue(name, value, display=False)
+    assert not [p for p in printed if "book:" in p], printed
+    printed.clear()
+    for name, value in [
+        ("zero", 0.5), ("four", 3), ("count", 5), ("word", "dreizehn"), ("quoted", "its four"),
+        ("small", 1.3e-05), ("acc", 0.9),
+    ]:  # fmt: skip
+        glue(name, value, display=False)
+    assert printed == [
+        "zero = 0.5   (book: 0.0)",
+        "four = 3   (book: 4.0)",
+        "count = 5   (book: 4)",
+        "word = dreizehn   (book: dreiundzwanzig)",
+        "quoted = its four   (book: it's 'four')",
+        "small = 1.3e-05   (book: 1.23456789e-05)",
+        "acc = 90.0%   (book: 98.8%)",
+    ]
+
+
 def test_the_books_figure_is_labelled_as_the_books_run(tmp_path):
     executed = _executed(tmp_path / "self_attention.ipynb", {"fig_heads": {"image/png": "iVBORw0KGgo="}})
     source = read(ROOT / "chapters" / "self_attention.ipynb")

@@ -29,6 +29,14 @@ def test_count_ops_grows_with_a_loop_and_not_with_a_matmul():
     assert flat[0] == flat[1]
 
 
+def test_time_runs_returns_every_run():
+    calls = []
+    times = timing.time_runs(lambda: calls.append(1), repeats=3, warmup=2)
+    assert len(times) == 3 and len(calls) == 5 and all(0 <= t < 1 for t in times)
+    with pytest.raises(ValueError, match="repeats"):
+        timing.time_runs(lambda: None, repeats=0)
+
+
 def test_time_fn_returns_seconds():
     assert 0 <= timing.time_fn(lambda: sum(range(100)), repeats=2) < 1
     with pytest.raises(ValueError):

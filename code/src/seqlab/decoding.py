@@ -5,7 +5,10 @@ hypothesis (B,) and its state (a tensor, or a tuple, list or dict of tensors, hy
 dimension 0) give the next token's log-probabilities (B, V) and the new state. ``greedy`` takes
 y_t = argmax_v log p(v | y_<t, x); ``beam_search`` keeps the ``beam_size`` (k) prefixes of highest
 summed log-probability, and ranks finished ones by ``log p(y | x) / |y| ** alpha`` (alpha = 0
-favours short outputs). Tokens stay on the model's device. ``CountingStep`` counts the calls
+favours short outputs). Beam search has two paths, chosen with ``impl``: ``"scratch"``,
+``_beam_search_one``, the loop of the chapter's equations for one input at a time, and ``"fast"``,
+``_beam_search``, which searches N inputs together with one model call per step; the tests prove
+them equal. Tokens stay on the model's device. ``CountingStep`` counts the calls
 and rows a search costs, a measure of decoding cost that does not depend on the machine's load.
 """
 
@@ -17,7 +20,7 @@ from typing import Any
 
 import torch
 
-from .checks import check_int
+from .checks import check_choice, check_int
 from .text import BOS, EOS, PAD
 
 __all__ = ["decoder_step", "select_state", "greedy", "beam_search", "beam_search_batch", "CountingStep"]
@@ -139,10 +142,12 @@ def beam_search(
     bos: int = BOS,
     eos: int = EOS,
     device: str | torch.device | None = None,
+    impl: str = "fast",
 ) -> list[tuple[torch.Tensor, float]]:
     """Beam search for one input: up to ``beam_size`` ``(tokens (T,) without BOS, score)``, best
-    first; hypotheses still alive at ``max_len`` are finished there."""
-    return beam_search_batch(step, state, 1, beam_size, max_len, alpha, bos, eos, device)[0]
+    first; hypotheses still alive at ``max_len`` are finished there. ``impl``: ``"scratch"`` (the
+    readable loop, ``_beam_search_one``) or ``"fast"`` (the batched search); both return the same."""
+    return beam_search_batch(step, state, 1, beam_size, max_len, alpha, bos, eos, device, impl)[0]
 
 
 @torch.no_grad()
@@ -156,16 +161,74 @@ def beam_search_batch(
     bos: int = BOS,
     eos: int = EOS,
     device: str | torch.device | None = None,
+    impl: str = "fast",
 ) -> list[list[tuple[torch.Tensor, float]]]:
-    """``beam_search`` for each of N = ``batch_size`` inputs, with one ``step`` call per position
-    for all the alive hypotheses (grouped by input)."""
+    """``beam_search`` for each of N = ``batch_size`` inputs. ``impl="fast"``: one ``step`` call per
+    position for all the alive hypotheses (grouped by input); ``impl="scratch"``: the readable
+    loop, one input after the other."""
+    impl = check_choice("impl", impl, ("scratch", "fast"))
     check_int("beam_size", beam_size)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < math.inf:
         raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
     _check_args(step, state, batch_size, max_len, bos=bos, eos=eos)
-    return _beam_search(
-        step, state, batch_size, beam_size, max_len, alpha, bos, eos, _state_device(state, device)
-    )
+    dev = _state_device(state, device)
+    if impl == "fast":
+        return _beam_search(step, state, batch_size, beam_size, max_len, alpha, bos, eos, dev)
+    return [
+        _beam_search_one(
+            step, select_state(state, torch.tensor([n])), beam_size, max_len, alpha, bos, eos, dev
+        )
+        for n in range(batch_size)
+    ]
+
+
+def _beam_search_one(
+    step: Step,
+    state: State,
+    beam_size: int,
+    max_len: int,
+    alpha: float,
+    bos: int,
+    eos: int,
+    device: torch.device,
+) -> list[tuple[torch.Tensor, float]]:
+    """Beam search for one input, as the equations read: ``state`` holds one row; returns up to
+    ``beam_size`` (k) ``(tokens (T,) without BOS, log p / T ** alpha)``, best first."""
+    prefixes = torch.full((1, 1), bos, dtype=torch.long, device=device)  # (W, t): live prefixes, BOS first
+    scores = torch.zeros(1, device=device)  # (W,): log p(prefix | x) of each
+    finished: list[tuple[torch.Tensor, float]] = []  # retired hypotheses, with normalised scores
+    for t in range(1, max_len + 1):
+        log_probs, state = step(prefixes[:, -1], state)  # (W, V): log p(v | prefix, x)
+        _check_log_probs(log_probs, len(prefixes))
+        prefixes, scores = prefixes.to(log_probs.device), scores.to(log_probs.device)
+        vocab = log_probs.shape[1]
+        # extend every live prefix by every token: log p of each extension, (W * V,)
+        extensions = (scores[:, None] + log_probs.float()).flatten()
+        # the 2k best, in order: up to k may end with EOS and still leave k that go on
+        best, index = extensions.topk(min(2 * beam_size, len(extensions)))
+        go_on = []  # positions in `best` of the (at most k) extensions kept alive
+        for position, i in enumerate(index.tolist()):
+            row, token = divmod(i, vocab)
+            if token == eos or t == max_len:  # retire it, scored with length normalisation
+                tokens = torch.cat([prefixes[row, 1:], index[position : position + 1] % vocab])
+                finished.append((tokens, best[position].item() / len(tokens) ** alpha))
+            else:
+                go_on.append(position)
+                if len(go_on) == beam_size:  # the k best that go on: the rest is dropped
+                    break
+        if not go_on:
+            break
+        kept = torch.tensor(go_on, device=index.device)
+        rows = index[kept] // vocab  # the prefix each kept extension extends
+        prefixes = torch.cat([prefixes[rows], (index[kept] % vocab)[:, None]], dim=1)
+        scores, state = best[kept], select_state(state, rows)
+        # with alpha = 0 a prefix's score only falls as it grows: stop once none can beat the
+        # k-th finished hypothesis
+        if alpha == 0 and len(finished) >= beam_size:
+            if scores.max().item() < sorted(s for _, s in finished)[-beam_size]:
+                break
+    finished.sort(key=lambda pair: pair[1], reverse=True)
+    return finished[:beam_size]
 
 
 def _beam_search(step, state, batch_size, beam_size, max_len, alpha, bos, eos, dev):

@@ -133,8 +133,11 @@ class LSTM(_Recurrent):
         h0, c0 = (None, None) if state is None else state
         h, c = self._check_inputs(x, {"h0": h0, "c0": c0})
         if impl == "torch":
-            out, h_n, c_n = torch.lstm(x, (h.unsqueeze(0), c.unsqueeze(0)), self._flat_weights(),
-                                       self.bias, 1, 0.0, self.training, False, True)  # fmt: skip
+            # the ATen op nn.LSTM runs, for one layer, one direction, batch first, no dropout
+            out, h_n, c_n = torch.lstm(
+                x, (h.unsqueeze(0), c.unsqueeze(0)), self._flat_weights(), has_biases=self.bias,
+                num_layers=1, dropout=0.0, train=self.training, bidirectional=False, batch_first=True,
+            )  # fmt: skip
             return out, (h_n[0], c_n[0])
         if impl == "fast" and x.shape[0] > 0:
             out, h, c = lstm_fast(x, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
@@ -172,8 +175,11 @@ class GRU(_Recurrent):
         impl = check_choice("impl", impl or self.impl, self.impls)
         (h,) = self._check_inputs(x, {"h0": h0})
         if impl == "torch":
-            out, h_n = torch.gru(x, h.unsqueeze(0), self._flat_weights(), self.bias, 1, 0.0,
-                                 self.training, False, True)  # fmt: skip
+            # the ATen op nn.GRU runs, for one layer, one direction, batch first, no dropout
+            out, h_n = torch.gru(
+                x, h.unsqueeze(0), self._flat_weights(), has_biases=self.bias, num_layers=1,
+                dropout=0.0, train=self.training, bidirectional=False, batch_first=True,
+            )  # fmt: skip
             return out, h_n[0]
         outputs = []
         for t in range(x.shape[1]):

@@ -32,14 +32,22 @@ def exact_match(predictions: Sequence[str], references: Sequence[str]) -> float:
     return sum(p == r for p, r in zip(predictions, references, strict=True)) / len(references)
 
 
-def corpus_bleu(predictions: Sequence[str], references: Sequence[str], tokenize: str = "13a") -> float:
-    """Corpus BLEU (0..100) of ``predictions`` against one reference each, via sacrebleu."""
+def corpus_bleu(
+    predictions: Sequence[str], references: Sequence[str], tokenize: str = "13a", smooth: str = "exp"
+) -> float:
+    """Corpus BLEU (0..100) of ``predictions`` against one reference each, via sacrebleu.
+    ``smooth``: how an n-gram order without a match counts, ``"exp"`` (sacrebleu's default) or
+    ``"floor"`` or ``"add-k"`` with sacrebleu's values, or ``"none"`` (BLEU as Papineni et al.
+    define it: 0 when an order has no match)."""
     import sacrebleu
 
     _check_lists(predictions, references)
     if tokenize not in sacrebleu.BLEU.TOKENIZERS:
         raise ValueError(f"tokenize must be one of {sorted(sacrebleu.BLEU.TOKENIZERS)}, got {tokenize!r}")
-    return sacrebleu.corpus_bleu(list(predictions), [list(references)], tokenize=tokenize).score
+    if smooth not in sacrebleu.BLEU.SMOOTH_DEFAULTS:
+        raise ValueError(f"smooth must be one of {sorted(sacrebleu.BLEU.SMOOTH_DEFAULTS)}, got {smooth!r}")
+    references = [list(references)]
+    return sacrebleu.corpus_bleu(list(predictions), references, tokenize=tokenize, smooth_method=smooth).score
 
 
 def corpus_chrf(predictions: Sequence[str], references: Sequence[str]) -> float:

@@ -186,8 +186,11 @@ class RNN(nn.Module):
             if c.bias_ih is not None:
                 params += [c.bias_ih, c.bias_hh]
             kernel = torch.rnn_tanh if c.nonlinearity == "tanh" else torch.rnn_relu
-            out, h_n = kernel(x, h.unsqueeze(0), params, c.bias_ih is not None, 1, 0.0,
-                              self.training, False, True)  # fmt: skip
+            # the ATen op nn.RNN runs, for one layer, one direction, batch first, no dropout
+            out, h_n = kernel(
+                x, h.unsqueeze(0), params, has_biases=c.bias_ih is not None, num_layers=1,
+                dropout=0.0, train=self.training, bidirectional=False, batch_first=True,
+            )  # fmt: skip
             return out, h_n[0]
         hs = self.unroll(x, h)
         return torch.stack(hs, dim=1), hs[-1]

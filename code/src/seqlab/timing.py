@@ -1,20 +1,20 @@
 """Measuring cost honestly: wall time, operation counts and fitted growth exponents.
 
-``time_fn`` takes the best of several runs (and synchronises a GPU), ``count_ops`` counts the
+``time_fn`` takes the best of several runs (and synchronises a GPU), ``time_runs`` keeps every
+run (the spread a comparison of two timings is read against), ``count_ops`` counts the
 ATen operations a call dispatches (a measure of how many sequential kernel launches it needs,
 independent of machine noise), and ``power_law_exponent`` fits ``y = c x^k`` on a log-log scale.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-__all__ = ["time_fn", "count_ops", "power_law_exponent", "log_slope"]
+__all__ = ["time_fn", "time_runs", "count_ops", "power_law_exponent", "log_slope"]
 
 
 def _sync(device: torch.device | None) -> None:
@@ -29,19 +29,26 @@ def time_fn(fn: Callable[[], object], repeats: int = 5, warmup: int = 1,
     The minimum is the least noisy estimate of what the code costs on an otherwise idle machine.
     Pass ``device`` when ``fn`` runs on a GPU so the clock waits for its kernels.
     """
+    return min(time_runs(fn, repeats, warmup, device))
+
+
+def time_runs(fn: Callable[[], object], repeats: int = 5, warmup: int = 1,
+              device: str | torch.device | None = None) -> list[float]:  # fmt: skip
+    """The wall time of each of ``repeats`` runs of ``fn()`` in seconds, after ``warmup`` runs: the
+    spread a comparison of two timings must be read against (``time_fn`` keeps the best)."""
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
     device = torch.device(device) if device is not None else None
     for _ in range(warmup):
         fn()
     _sync(device)
-    best = math.inf
+    times = []
     for _ in range(repeats):
         start = time.perf_counter()
         fn()
         _sync(device)
-        best = min(best, time.perf_counter() - start)
-    return best
+        times.append(time.perf_counter() - start)
+    return times
 
 
 class _OpCounter(TorchDispatchMode):

@@ -30,7 +30,7 @@ def lstmn_tapes():
     label(ax, x0 + 1.5 * dx + w / 2, 3.83, "the tapes: entries $0, \\dots, t-1$", fontsize=10)
     label(ax, x0 + 1.5 * dx + w / 2, 1.27, "$s^t = \\mathrm{softmax}(a^t)$", fontsize=10, ha="left")
     # the score of every entry, from h_i, x_t and the previous summary
-    score = "$a_i^t = v^\\top \\tanh(W_h h_i + W_x x_t + W_{\\tilde h}\\, \\tilde h_{t-1})$"
+    score = "$a_i^t = v^\\top \\tanh(W_h h_i + W_x x_t + b_a + W_{\\tilde h}\\, \\tilde h_{t-1})$"
     box(ax, 0.55, 0.18, 4.35, 0.62, score, role="op", fontsize=10.5)
     arrow(ax, (1.4, 0.8), (1.4, wy))  # scores -> weights
     arrow(ax, (0.62, hy + 0.05), (0.62, 0.8), connection="arc3,rad=0.35")  # every h_i -> scores

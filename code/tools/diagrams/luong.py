@@ -44,7 +44,9 @@ def _panel(ax, x0, title, subtitle, allowed, weights, center=None, gauss=None):
         ax.plot(xs, ys, color=ROLE["query"][1], lw=1.0)
     label(ax, x0 + 1.1, 0.15, "source position $j$", fontsize=8.5, color=GREY)
     right = center is None or center < S / 2  # the sum goes on the side away from p_t
-    label(ax, x0 + (2.2 if right else 0.0), 2.0, rf"$\sum_j \alpha_{{tj}} = {sum(weights):.2f}$",
+    # the softmax weights alpha sum to 1; local-p's a = alpha x Gaussian do not
+    weight = r"\alpha" if gauss is None else "a"
+    label(ax, x0 + (2.2 if right else 0.0), 2.0, rf"$\sum_j {weight}_{{tj}} = {sum(weights):.2f}$",
           fontsize=8.5, color=GREY, ha="right" if right else "left")  # fmt: skip
 
 

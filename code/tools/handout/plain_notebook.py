@@ -135,11 +135,14 @@ def glue_text(name_spec: str, glued: dict[str, dict]) -> str | None:
     name, _, spec = name_spec.partition(":")
     if "text/plain" not in (bundle := glued.get(name.strip(), {})):
         return None
-    plain = "".join(bundle["text/plain"])  # a string, or its lines
+    plain = "".join(bundle["text/plain"]).strip()  # a string, or its lines
     for parse in (ast.literal_eval, float) if spec else ():  # an int stays an int, as in myst-nb
         with contextlib.suppress(ValueError, TypeError, SyntaxError):
-            return format(parse(plain.strip()), spec)
-    return plain.strip("'\"")
+            return format(parse(plain), spec)
+    with contextlib.suppress(ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        if isinstance(value := ast.literal_eval(plain), str):  # a string's repr: the string itself
+            return value
+    return plain
 
 
 _DRAW_LOCK = threading.Lock()
@@ -343,13 +346,34 @@ _FIGURES = {figures}
 _TEXT = {text}
 
 
+def _number(text):
+    # a printed number as a float ("1,012", "98.8%", "4", "4.0"), or None for any other text
+    try:
+        return float(text.replace(",", "").removesuffix("%"))
+    except ValueError:
+        return None
+
+
+def _differs(shown, book):
+    # two printed numbers are compared as numbers, rounded to the digits this run prints ("4" and
+    # "4.0" are the same value); other text as it reads
+    if not book or book == shown:
+        return False
+    mine, theirs = _number(shown), _number(book)
+    if mine is None or theirs is None:
+        return True
+    mantissa, _, exponent = shown.lower().removesuffix("%").partition("e")
+    places = len(mantissa.partition(".")[2]) - int(exponent or 0)
+    return round(mine, places) != round(theirs, places)
+
+
 def _as_text(name, value):
     spec, book = _TEXT.get(name, ("", ""))
     try:
         shown = format(value, spec or (".6g" if isinstance(value, float) else ""))
     except (TypeError, ValueError):
         shown = repr(value)
-    return f"{{name}} = {{shown}}" + (f"   (book: {{book}})" if book and book != shown else "")
+    return f"{{name}} = {{shown}}" + (f"   (book: {{book}})" if _differs(shown, book) else "")
 
 
 def glue(name, value, display=False):
