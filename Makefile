@@ -73,7 +73,8 @@ format: $(STAMP)
 
 # The chapters whose claims sit closest to their bars (`make robustness`), run a second time under
 # the CPU kernel below this machine's best: a student's laptop computes with another one.
-THIN_CHAPTERS := chapters/transformer.ipynb chapters/seq2seq.ipynb chapters/luong.ipynb
+THIN_CHAPTERS := chapters/transformer.ipynb chapters/seq2seq.ipynb chapters/luong.ipynb \
+	chapters/language_models.ipynb
 NBVAL := $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:randomly
 
 # The chapters nbval runs are stored, outputs and all, in the book's execution cache
