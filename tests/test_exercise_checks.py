@@ -16,10 +16,7 @@ def test_check_close_accepts_a_match():
         ([1.0, 2.0], "should be a torch.Tensor"),
         (torch.zeros(3), r"shape \(3,\), expected \(2,\)"),
         (torch.tensor([1.0, float("nan")]), "NaN"),
-        (
-            torch.tensor([1.0, 2.5]),
-            r"1 of 2 entries.*index \(1,\): got 2\.5, expected 2",
-        ),
+        (torch.tensor([1.0, 2.5]), r"1 of 2 entries.*index \(1,\): got 2\.5, expected 2"),
     ],
 )
 def test_check_close_explains_what_is_wrong(value, message):
@@ -47,22 +44,16 @@ def test_a_failing_check_shows_the_students_message_first():
         ">>> assert got.shape == (3, 3)\n"
     )
     before = ok_test.run_doctest
-    original = getattr(
-        before, "__wrapped__", before
-    )  # an earlier test may have run the set-up cell
+    original = getattr(before, "__wrapped__", before)  # an earlier test may have run the set-up cell
     passed, raw = original("causal 0", test, env)
     assert not passed and "Traceback" in raw
     shown = student_message(raw)
     assert shown.startswith("return a bool tensor, not torch.float32\n")
     assert "got.dtype == torch.bool" in shown
-    assert not any(
-        x in shown for x in ("Traceback", "doctest.py", "Trying:", "Expecting nothing")
-    )
+    assert not any(x in shown for x in ("Traceback", "doctest.py", "Trying:", "Expecting nothing"))
     exec("def causal(T):\n    return T.shape\n", env)
     shown = student_message(original("causal 0", test, env)[1])
-    assert shown.startswith(
-        "your code raised AttributeError: 'int' object has no attribute 'shape'"
-    )
+    assert shown.startswith("your code raised AttributeError: 'int' object has no attribute 'shape'")
     ok_test.run_doctest = original
     readable_feedback()
     readable_feedback()  # once is enough
@@ -81,12 +72,7 @@ def test_a_format_only_check_is_never_reported_as_passed():
     from otter.test_files import ok_test
     from otter.test_files.abstract_test import TestCase
 
-    from seqlab.exercises import (
-        FORMAT_ONLY,
-        check_choice,
-        check_integer,
-        readable_feedback,
-    )
+    from seqlab.exercises import FORMAT_ONLY, check_choice, check_integer, readable_feedback
 
     with pytest.raises(AssertionError, match="should be an int, got float"):
         check_integer(3.0, "steps")
@@ -100,10 +86,7 @@ def test_a_format_only_check_is_never_reported_as_passed():
         env = {"check_choice": check_choice, "check_integer": check_integer}
 
         def run(*bodies):
-            cases = [
-                TestCase(f"q - {i}", body, False, 1, None, None)
-                for i, body in enumerate(bodies)
-            ]
+            cases = [TestCase(f"q - {i}", body, False, 1, None, None) for i, body in enumerate(bodies)]
             test = ok_test.OKTestFile("q", "q.py", cases)
             test.run(env)
             return test
@@ -111,18 +94,11 @@ def test_a_format_only_check_is_never_reported_as_passed():
         format_only = run(">>> _ = check_choice('a', 'ab', 'the pick')\n")
         assert format_only.passed_all
         for shown in (format_only.summary(), format_only._repr_html_()):
-            assert (
-                FORMAT_ONLY in shown and "the pick" in shown and "passed" not in shown
-            ), shown
-        mixed = run(
-            ">>> _ = check_integer(4, 'steps')\n", ">>> assert 1 == 2, 'wrong'\n"
-        )
+            assert FORMAT_ONLY in shown and "the pick" in shown and "passed" not in shown, shown
+        mixed = run(">>> _ = check_integer(4, 'steps')\n", ">>> assert 1 == 2, 'wrong'\n")
         assert FORMAT_ONLY in mixed.summary() and "wrong" in mixed.summary()
         real = run(">>> assert 1 == 1\n")
-        assert (
-            "All test cases passed!" in real.summary()
-            and FORMAT_ONLY not in real.summary()
-        )
+        assert "All test cases passed!" in real.summary() and FORMAT_ONLY not in real.summary()
     finally:
         ok_test.run_doctest = before
 
@@ -134,19 +110,11 @@ def test_count_torch_calls_tells_a_loop_from_whole_tensor_operations():
         return (x @ x.T).sum(-1)
 
     def looped(x):
-        return torch.stack(
-            [sum(x[i] @ x[j] for j in range(len(x))) for i in range(len(x))]
-        )
+        return torch.stack([sum(x[i] @ x[j] for j in range(len(x))) for i in range(len(x))])
 
     small, big = torch.randn(2, 3), torch.randn(5, 3)
-    assert (
-        count_torch_calls(lambda: vectorised(small))
-        == count_torch_calls(lambda: vectorised(big))
-        > 0
-    )
-    assert count_torch_calls(lambda: looped(small)) < count_torch_calls(
-        lambda: looped(big)
-    )
+    assert count_torch_calls(lambda: vectorised(small)) == count_torch_calls(lambda: vectorised(big)) > 0
+    assert count_torch_calls(lambda: looped(small)) < count_torch_calls(lambda: looped(big))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,12 +145,8 @@ def test_harness_accepts_a_right_answer_on_public_and_hidden_cases():
     question.check(lambda x, w: torch.mul(x, w), {}, public=False)
     public, hidden = question.cases(True), question.cases(False)
     assert len(public) == 5 + 1 and len(hidden) == 50 + 1
-    for (label, make), (label2, make2) in zip(
-        public[:5], hidden[:5]
-    ):  # the public draws: the hidden ones
-        assert label == label2 and all(
-            torch.equal(a, b) for a, b in zip(make(), make2())
-        )
+    for (label, make), (label2, make2) in zip(public[:5], hidden[:5]):  # the public draws: the hidden ones
+        assert label == label2 and all(torch.equal(a, b) for a, b in zip(make(), make2()))
 
 
 def test_draws_have_distinct_sizes_and_each_dimension_at_one_early():
@@ -193,9 +157,7 @@ def test_draws_have_distinct_sizes_and_each_dimension_at_one_early():
         assert len(set(sizes)) == 4 and all(1 <= s <= 7 for s in sizes)
         assert (sizes[i] == 1) if i < 4 else True
     assert Draw(0).dtype == torch.float32 and Draw(1).dtype == torch.float64
-    assert torch.equal(
-        Draw(3).randn(2, 3), Draw(3).randn(2, 3)
-    )  # the same draw every time
+    assert torch.equal(Draw(3).randn(2, 3), Draw(3).randn(2, 3))  # the same draw every time
 
 
 def _in_place(x, w):
@@ -234,9 +196,7 @@ def _squeeze(x, w):
         (_detach, r"gradient .* with respect to x"),
         (_squeeze, r"shape"),
         (
-            lambda x, w: (
-                x * w + 0 * torch.where(w == 0, 1.0, 0.0).sum() / (w != 0).all()
-            ),
+            lambda x, w: x * w + 0 * torch.where(w == 0, 1.0, 0.0).sum() / (w != 0).all(),
             "edge case 'zero weights'",
         ),
     ],
@@ -250,9 +210,7 @@ def test_harness_messages_never_show_the_expected_values():
     from seqlab.exercises import Question
 
     secret = torch.tensor([123.456])
-    question = Question(
-        "f", oracle=lambda x: x + secret, draw=lambda d: (torch.zeros(1),)
-    )
+    question = Question("f", oracle=lambda x: x + secret, draw=lambda d: (torch.zeros(1),))
     with pytest.raises(AssertionError) as error:
         question.check(lambda x: x + 1, {}, public=True)
     assert "123" not in str(error.value) and "wrong at 1 of 1" in str(error.value)
