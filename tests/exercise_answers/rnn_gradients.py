@@ -265,12 +265,8 @@ def rnn_backward(x, h0, W_ih, W_hh, b, dout):
 def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
     import seqlab.rnn
     net = seqlab.rnn.RNN(W_ih.shape[1], W_ih.shape[0]).to(x.dtype)
-    with torch.no_grad():
-        net.cell.weight_ih.copy_(W_ih)
-        net.cell.weight_hh.copy_(W_hh)
-        net.cell.bias_ih.copy_(b_ih)
-        net.cell.bias_hh.copy_(b_hh)
-    return net(x, h0)
+    weights = {"cell.weight_ih": W_ih, "cell.weight_hh": W_hh, "cell.bias_ih": b_ih, "cell.bias_hh": b_hh}
+    return torch.func.functional_call(net, weights, (x, h0))
 """,
     "clip_by_global_norm": """
 def clip_by_global_norm(grads, max_norm):
@@ -291,7 +287,7 @@ def scale_to_spectral_radius(W, rho):
 # Plausible wrong answers of the kinds that got past the earlier tests (inputs changed in place,
 # broken gradients, delegation, .squeeze() at size 1, finite fills, the named edge cases, types,
 # float64 from float32), written before the tests were strengthened: every one must fail a test
-# case (tests/test_exercises.py), and the public ones where WRONG_NEW_PUBLIC says so.
+# case, and a public one unless it only delegates (tests/test_exercises.py).
 WRONG_NEW = {
     "rnn_forward": [
         # updates the caller's h0 in place
@@ -373,11 +369,11 @@ def clip_by_global_norm(grads, max_norm):
         return list(grads)
     return [g * (max_norm / total) for g in grads]
 """,
-        # the scale as a float64 tensor: float64 results from float32 gradients
+        # the epsilon of torch.nn.utils.clip_grad_norm_ (1e-6) in the denominator
         """
 def clip_by_global_norm(grads, max_norm):
-    total = torch.sqrt(sum(g.double().square().sum() for g in grads))
-    scale = torch.clamp(max_norm / (total + 1e-12), max=1.0)
+    total = torch.sqrt(sum(g.square().sum() for g in grads))
+    scale = torch.clamp(max_norm / (total + 1e-6), max=1.0)
     return [g * scale for g in grads]
 """,
         # max_norm = 0: 0 / 0 for an all-zero gradient

@@ -9,8 +9,8 @@ solution markers) is mutated by mutmut's own operators (``mutmut.mutation.file_m
 operators, comparisons, names, arguments, ...; one change a mutant), and each mutant runs, in this
 process, after the chapter's import cell, against the question's public test cells and then all its
 test cells, as ``grader.check`` and the grader run them. A mutant that raises or runs past
-``--timeout`` seconds is killed. The table: question, mutants, killed by the public tests, killed
-by all tests, equivalent mutants (listed with the reason in
+``--timeout`` seconds (at least 10 times the reference's time) is killed. The table: question,
+mutants, killed by the public tests, killed by all tests, equivalent mutants (listed with the reason in
 ``tests/exercise_answers/equivalent_mutants.yml``), and survivors (neither killed nor listed).
 The goals: no survivor; the public tests kill at least 90% of the non-equivalent mutants.
 
@@ -67,8 +67,21 @@ def test_cells(notebook: Path) -> dict[str, list[tuple[bool, str]]]:
 
 def mutants(source: str) -> list[str]:
     """mutmut's mutants of ``source``: one mutated copy of the source each."""
+    from mutmut import configuration
     from mutmut.mutation.file_mutation import create_mutations, deep_replace
 
+    if configuration._config is None:  # mutmut's defaults, read from a folder of its own
+        import os
+        import tempfile
+
+        here = Path.cwd()
+        with tempfile.TemporaryDirectory() as folder:
+            Path(folder, "setup.cfg").write_text("[mutmut]\nsource_paths = solution.py\n")
+            os.chdir(folder)
+            try:
+                configuration.config()
+            finally:
+                os.chdir(here)
     module, mutations, _, _ = create_mutations("solution.py", source)
     out = []
     for mutation in mutations:
@@ -121,7 +134,7 @@ def passes(setup: str, answer: str, cells: list[tuple[bool, str]], hidden: bool,
             for is_hidden, source in cells:
                 if is_hidden and not hidden:
                     continue
-                exec(source, env)
+                exec(source, dict(env))  # as otter's doctest: each test case in a copy of the globals
     except (Exception, _Timeout):
         return False
     return True
@@ -164,16 +177,18 @@ def measure(notebook: Path, only: set[str] | None = None, timeout: float = 10.0)
             continue
         start = time.perf_counter()
         row = Row(notebook.stem, question)
-        if not passes(setup, reference, tests[question], True, timeout * 10):
+        if not passes(setup, reference, tests[question], True, 600):
             raise RuntimeError(f"{notebook.stem}/{question}: the reference solution fails its tests")
+        # a mutant may take 10 times as long as the reference (a slow machine must not kill it)
+        limit = max(timeout, 10 * (time.perf_counter() - start))
         listed = known.get(question, {})
         for mutant in mutants(reference):
             row.mutants += 1
             name = change(reference, mutant)
-            if not passes(setup, mutant, tests[question], False, timeout):
+            if not passes(setup, mutant, tests[question], False, limit):
                 row.public += 1
                 row.killed += 1
-            elif not passes(setup, mutant, tests[question], True, timeout):
+            elif not passes(setup, mutant, tests[question], True, limit):
                 row.killed += 1
             elif name in listed:
                 row.equivalent += 1
@@ -220,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--chapter", action="append", help="a chapter's file stem (repeatable)")
     parser.add_argument("--question", action="append", help="a question's name (repeatable)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds a mutant may run")
+    parser.add_argument("--timeout", type=float, default=3.0, help="seconds a mutant may run")
     parser.add_argument("--survivors", action="store_true", help="print each survivor's change")
     parser.add_argument(
         "--wrong-new", action="store_true", help="count the WRONG_NEW answers the tests accept"

@@ -180,6 +180,9 @@ def _compare(got, want, where: str, tolerance: float) -> None:
         raise AssertionError(f"{where} is not right")
 
 
+_QUESTIONS: dict[str, Question] = {}
+
+
 @dataclass(frozen=True)
 class Question:
     """A graded function: ``check`` compares the student's answer with ``oracle``.
@@ -209,6 +212,17 @@ class Question:
     tolerance: float = 1.0
     new_tensors: bool = False
     arg_names: tuple[str, ...] | None = None
+
+    def __post_init__(self):
+        _QUESTIONS[self.name] = self  # the hidden test, run after the public one, finds it here
+
+    @staticmethod
+    def named(name: str) -> Question:
+        """The question the public test of ``name`` declared (otter runs each test case in a copy
+        of the notebook's globals, so the hidden test case looks it up here)."""
+        if name not in _QUESTIONS:
+            raise AssertionError(f"the public test of {name} has not run: run its grader.check first")
+        return _QUESTIONS[name]
 
     def cases(self, public: bool) -> list[tuple[str, Callable[[], tuple]]]:
         """``[(label, make)]``: the random draws then the edge cases of a public or hidden test;
