@@ -115,3 +115,136 @@ def test_count_torch_calls_tells_a_loop_from_whole_tensor_operations():
     small, big = torch.randn(2, 3), torch.randn(5, 3)
     assert count_torch_calls(lambda: vectorised(small)) == count_torch_calls(lambda: vectorised(big)) > 0
     assert count_torch_calls(lambda: looped(small)) < count_torch_calls(lambda: looped(big))
+
+
+# ---------------------------------------------------------------------------------------------
+# the shared harness: seqlab.exercises.Question
+
+
+def _scale_question(**kwargs):
+    from seqlab.exercises import Question
+
+    def draw(d):
+        N, E = d.sizes(2)
+        return (d.randn(N, E), d.randn(E))
+
+    edges = {"zero weights": lambda: (torch.ones(2, 3), torch.zeros(3))}
+    return Question(
+        "scale",
+        oracle=lambda x, w: x * w,
+        draw=draw,
+        edges=edges,
+        grad=(0, 1),
+        **kwargs,
+    )
+
+
+def test_harness_accepts_a_right_answer_on_public_and_hidden_cases():
+    question = _scale_question()
+    question.check(lambda x, w: w * x, {}, public=True)
+    question.check(lambda x, w: torch.mul(x, w), {}, public=False)
+    public, hidden = question.cases(True), question.cases(False)
+    assert len(public) == 5 + 1 and len(hidden) == 50 + 1
+    for (label, make), (label2, make2) in zip(public[:5], hidden[:5]):  # the public draws: the hidden ones
+        assert label == label2 and all(torch.equal(a, b) for a, b in zip(make(), make2()))
+
+
+def test_draws_have_distinct_sizes_and_each_dimension_at_one_early():
+    from seqlab.exercises import Draw
+
+    for i in range(20):
+        sizes = Draw(i).sizes(4)
+        assert len(set(sizes)) == 4 and all(1 <= s <= 7 for s in sizes)
+        assert (sizes[i] == 1) if i < 4 else True
+    assert Draw(0).dtype == torch.float32 and Draw(1).dtype == torch.float64
+    assert torch.equal(Draw(3).randn(2, 3), Draw(3).randn(2, 3))  # the same draw every time
+
+
+def _in_place(x, w):
+    x *= w
+    return x
+
+
+def _float64(x, w):
+    return x.double() * w.double()
+
+
+def _no_grad(x, w):
+    with torch.no_grad():
+        return x * w
+
+
+def _detach(x, w):
+    return x.detach() * w
+
+
+def _squeeze(x, w):
+    return (x.squeeze() * w).reshape(x.shape) if x.shape[0] > 1 else (x.squeeze() * w)
+
+
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        (None, "not written yet"),
+        (3, "should be a function"),
+        (lambda x, w: None, "not written yet"),
+        (lambda x, w: (x * w).tolist(), "should be a torch.Tensor"),
+        (_in_place, "changed its argument x"),
+        (_float64, "dtype torch.float64, expected torch.float32"),
+        (lambda x, w: x * w + 1e-3, r"is wrong at \d+ of \d+ entries"),
+        (_no_grad, "not attached to the autograd graph"),
+        (_detach, r"gradient .* with respect to x"),
+        (_squeeze, r"shape"),
+        (
+            lambda x, w: x * w + 0 * torch.where(w == 0, 1.0, 0.0).sum() / (w != 0).all(),
+            "edge case 'zero weights'",
+        ),
+    ],
+)
+def test_harness_rejects_plausible_wrong_answers_with_a_reason(answer, message):
+    with pytest.raises(AssertionError, match=message):
+        _scale_question().check(answer, {}, public=True)
+
+
+def test_harness_messages_never_show_the_expected_values():
+    from seqlab.exercises import Question
+
+    secret = torch.tensor([123.456])
+    question = Question("f", oracle=lambda x: x + secret, draw=lambda d: (torch.zeros(1),))
+    with pytest.raises(AssertionError) as error:
+        question.check(lambda x: x + 1, {}, public=True)
+    assert "123" not in str(error.value) and "wrong at 1 of 1" in str(error.value)
+    counted = Question("n", oracle=lambda k: 7 * k, draw=lambda d: (d.integer(1, 5),))
+    with pytest.raises(AssertionError, match="should be an int, got float"):
+        counted.check(lambda k: 7.0 * k, {}, public=True)
+    with pytest.raises(AssertionError, match="should be an int, got Tensor"):
+        counted.check(lambda k: torch.tensor(7 * k), {}, public=True)
+    with pytest.raises(AssertionError) as error:
+        counted.check(lambda k: 7 * k + 1, {}, public=True)
+    assert "is not right" in str(error.value)
+
+
+def test_harness_hidden_cases_forbid_delegation_and_check_new_tensors():
+    from seqlab.exercises import DelegationError, Question
+
+    question = Question(
+        "causal",
+        oracle=lambda T: torch.ones(T, T, dtype=torch.bool).tril(),
+        draw=lambda d: (d.integer(1, 6),),
+        forbidden=("seqlab.masks.causal_mask",),
+    )
+    import seqlab.masks
+
+    delegating = lambda T: seqlab.masks.causal_mask(T)  # noqa: E731
+    question.check(delegating, {}, public=True)  # the public test does not forbid
+    with pytest.raises(DelegationError, match="seqlab.masks.causal_mask"):
+        question.check(delegating, {}, public=False)
+    fresh = Question(
+        "copy",
+        oracle=lambda x: x.clone(),
+        draw=lambda d: (d.randn(3),),
+        new_tensors=True,
+    )
+    with pytest.raises(AssertionError, match="shares memory with an input"):
+        fresh.check(lambda x: x, {}, public=True)
+    fresh.check(lambda x: x + 0, {}, public=True)

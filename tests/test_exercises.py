@@ -31,6 +31,9 @@ EXERCISE_CHAPTERS = [nb for nb in chapters() if has_exercises(nb)]
 ANSWERS = {nb.stem: importlib.import_module(f"exercise_answers.{nb.stem}") for nb in EXERCISE_CHAPTERS}
 WRONG = {ch: answers.WRONG for ch, answers in ANSWERS.items()}
 DELEGATING = {ch: answers.DELEGATING for ch, answers in ANSWERS.items()}
+# Plausible wrong answers written to measure the tests before they were strengthened (WRONG_NEW):
+# each must now fail a test case, and a public one unless it only delegates.
+WRONG_NEW = {ch: getattr(answers, "WRONG_NEW", {}) for ch, answers in ANSWERS.items()}
 
 
 def _source(cell):
@@ -172,6 +175,27 @@ def test_hidden_tests_reject_an_answer_that_delegates(notebook, dist, tmp_path):
         test.run(env)
         messages = [r.message for r in test.test_case_results if not r.passed]
         assert any("DelegationError" in m for m in messages), (question, messages)
+
+
+@pytest.mark.parametrize(
+    "notebook", [nb for nb in EXERCISE_CHAPTERS if WRONG_NEW[nb.stem]], ids=lambda p: p.stem
+)
+def test_the_new_wrong_answers_fail_a_public_test_case(notebook, dist, tmp_path):
+    setup = _setup_source(notebook)
+    assert set(WRONG_NEW[notebook.stem]) <= {q for q, _ in questions(notebook)}
+    for question, answers in WRONG_NEW[notebook.stem].items():
+        test_path = _test_file(dist, notebook.stem, question, tmp_path)
+        for i, wrong in enumerate(answers):
+            env = {}
+            exec(setup, env)
+            exec(wrong, env)
+            test = OKTestFile.from_file(str(test_path))
+            test.run(env)
+            results = list(zip(test.test_cases, test.test_case_results))
+            delegates = any("DelegationError" in r.message for _, r in results if not r.passed)
+            assert not all(r.passed for _, r in results), f"{question}: WRONG_NEW[{i}] passes"
+            public = [r.passed for case, r in results if not case.hidden]
+            assert delegates or not all(public), f"{question}: WRONG_NEW[{i}] passes the public tests"
 
 
 def test_forbid_puts_everything_back():

@@ -300,3 +300,173 @@ def lstm_parameter_count(E_in, E_h):
     return sum(p.numel() for p in nn.LSTM(E_in, E_h).parameters())
 """,
 }
+
+# Plausible wrong answers of the kinds that got past the earlier tests (inputs changed in place,
+# broken gradients, delegation, .squeeze() at size 1, the named edge cases, types, float64 from
+# float32), written before the tests were strengthened: every one must fail a test case, and a
+# public one unless it only delegates (tests/test_exercises.py).
+WRONG_NEW = {
+    "lstm_cell_step": [
+        # delegates to PyTorch's own cell kernel
+        """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
+    return torch.lstm_cell(x, (h, c), W_ih, W_hh, b_ih, b_hh)
+""",
+        # the gates under no_grad: nothing reaches the weights
+        """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
+    with torch.no_grad():
+        z = x @ W_ih.T + b_ih + h @ W_hh.T + b_hh
+    i, f, g, o = z.chunk(4, dim=-1)
+    c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c_new), c_new
+""",
+        # updates the caller's c in place
+        """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
+    z = x @ W_ih.T + b_ih + h @ W_hh.T + b_hh
+    i, f, g, o = z.chunk(4, dim=-1)
+    c.mul_(torch.sigmoid(f)).add_(torch.sigmoid(i) * torch.tanh(g))
+    return torch.sigmoid(o) * torch.tanh(c), c.clone()
+""",
+        # .squeeze() of the pre-activations: breaks at N = 1
+        """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
+    z = (x @ W_ih.T + b_ih + h @ W_hh.T + b_hh).squeeze()
+    i, f, g, o = z.chunk(4, dim=-1)
+    c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c_new), c_new
+""",
+    ],
+    "lstm_parameter_count": [
+        # a float
+        """
+def lstm_parameter_count(E_in, E_h):
+    return 4.0 * (E_h * E_in + E_h * E_h + 2 * E_h)
+""",
+        # one bias vector only
+        """
+def lstm_parameter_count(E_in, E_h):
+    return 4 * (E_h * E_in + E_h * E_h + E_h)
+""",
+        # builds the module the question says not to build
+        """
+def lstm_parameter_count(E_in, E_h):
+    return sum(p.numel() for p in nn.LSTM(E_in, E_h).parameters())
+""",
+    ],
+    "cell_path_gradient": [
+        # float64 from float32
+        """
+def cell_path_gradient(f):
+    return f.double().prod(dim=0)
+""",
+        # multiplies the caller's tensor in place
+        """
+def cell_path_gradient(f):
+    for s in range(1, f.shape[0]):
+        f[s] *= f[s - 1]
+    return f[-1].clone()
+""",
+        # .squeeze(): a scalar when E_h = 1
+        """
+def cell_path_gradient(f):
+    return f.prod(dim=0).squeeze()
+""",
+    ],
+    "half_life_steps": [
+        # a float
+        """
+def half_life_steps(b_f):
+    f = 1 / (1 + math.exp(-b_f))
+    return float(math.floor(math.log(0.5) / math.log(f)) + 1)
+""",
+        # ceil: one short at b_f = 0, where f ** 1 equals 1/2 exactly
+        """
+def half_life_steps(b_f):
+    f = 1 / (1 + math.exp(-b_f))
+    return math.ceil(math.log(0.5) / math.log(f))
+""",
+        # a tensor
+        """
+def half_life_steps(b_f):
+    f = torch.sigmoid(torch.tensor(b_f))
+    return torch.floor(torch.log(torch.tensor(0.5)) / torch.log(f)).int() + 1
+""",
+    ],
+    "lstm_padded": [
+        # zeroes the caller's padding in place
+        """
+def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh):
+    N, T, _ = x.shape
+    for n, length in enumerate(lengths):
+        x[n, length:] = 0.0
+    h = x.new_zeros(N, W_hh.shape[1])
+    c = x.new_zeros(N, W_hh.shape[1])
+    alive = torch.arange(T)[None, :] < torch.as_tensor(lengths)[:, None]
+    out = []
+    for t in range(T):
+        i, f, g, o = (x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+        c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h_new = torch.sigmoid(o) * torch.tanh(c_new)
+        keep = alive[:, t, None]
+        h, c = torch.where(keep, h_new, h), torch.where(keep, c_new, c)
+        out.append(torch.where(keep, h_new, torch.zeros_like(h_new)))
+    return torch.stack(out, dim=1), h, c
+""",
+        # a loop over the sequences, not over time
+        """
+def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh):
+    N, T, _ = x.shape
+    E_h = W_hh.shape[1]
+    outs, hs, cs = [], [], []
+    for n in range(N):
+        h, c = x.new_zeros(1, E_h), x.new_zeros(1, E_h)
+        out = x.new_zeros(T, E_h)
+        for t in range(lengths[n]):
+            i, f, g, o = (x[n, t][None] @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+            c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+            h = torch.sigmoid(o) * torch.tanh(c)
+            out[t] = h[0]
+        outs.append(out)
+        hs.append(h[0])
+        cs.append(c[0])
+    return torch.stack(outs), torch.stack(hs), torch.stack(cs)
+""",
+        # where after the cell: the padding's NaN reaches the weight gradients
+        """
+def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh):
+    N, T, _ = x.shape
+    h = x.new_zeros(N, W_hh.shape[1])
+    c = x.new_zeros(N, W_hh.shape[1])
+    alive = torch.arange(T)[None, :] < torch.as_tensor(lengths)[:, None]
+    out = []
+    for t in range(T):
+        i, f, g, o = (x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+        c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h_new = torch.sigmoid(o) * torch.tanh(c_new)
+        keep = alive[:, t, None]
+        h, c = torch.where(keep, h_new, h), torch.where(keep, c_new, c)
+        out.append(torch.where(keep, h_new, torch.zeros_like(h_new)))
+    return torch.stack(out, dim=1), h, c
+""",
+        # the mask as float32 whatever the input dtype: float32 results from float64 inputs
+        """
+def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh):
+    N, T, _ = x.shape
+    alive = (torch.arange(T)[None, :] < torch.as_tensor(lengths)[:, None]).float()
+    x = torch.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
+    h = x.new_zeros(N, W_hh.shape[1])
+    c = x.new_zeros(N, W_hh.shape[1])
+    out = []
+    for t in range(T):
+        i, f, g, o = (x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+        c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h_new = torch.sigmoid(o) * torch.tanh(c_new)
+        keep = alive[:, t, None]
+        h, c = keep * h_new + (1 - keep) * h, keep * c_new + (1 - keep) * c
+        out.append(keep * h_new)
+    return torch.stack(out, dim=1), h, c
+""",
+    ],
+}

@@ -193,7 +193,122 @@ def sinusoidal_table(T, E):
     "offset_distance_sq": """
 def offset_distance_sq(k, E):
     from seqlab.positional import sinusoidal_encoding
-    table = sinusoidal_encoding(k + 1, E).double()
+    table = sinusoidal_encoding(k + 1, E, dtype=torch.float64)
     return float(((table[k] - table[0]) ** 2).sum())
 """,
+}
+
+# Plausible wrong answers of the kinds that got past the earlier tests (inputs changed in place,
+# broken gradients, delegation, .squeeze() at size 1, the named edge cases, types, float64 from
+# float32), written before the tests were strengthened: every one must fail a test case, and a
+# public one unless it only delegates (tests/test_exercises.py).
+WRONG_NEW = {
+    "sinusoidal_table": [
+        # .squeeze() of the angles: breaks at E = 2 (one pair)
+        """
+def sinusoidal_table(T, E):
+    p = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+    angles = (p * 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)).squeeze()
+    table = torch.zeros(T, E, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(angles)
+    table[:, 1::2] = torch.cos(angles)
+    return table.float()
+""",
+        # the frequencies of the pairs' odd features too: w_i = 10000 ** (-i / E) for every feature
+        """
+def sinusoidal_table(T, E):
+    p = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+    w = 10000 ** (-torch.arange(E, dtype=torch.float64) / E)
+    table = torch.sin(p * w)
+    table[:, 1::2] = torch.cos(p * w[1::2])
+    return table.float()
+""",
+        # a float64 table when T = 1 (an early return for the first position only)
+        """
+def sinusoidal_table(T, E):
+    if T == 1:
+        return torch.tensor([[0.0, 1.0] * (E // 2)], dtype=torch.float64)
+    p = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    table = torch.zeros(T, E, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(p * w)
+    table[:, 1::2] = torch.cos(p * w)
+    return table.float()
+""",
+    ],
+    "offset_distance_sq": [
+        # a one-element tensor, not a float
+        """
+def offset_distance_sq(k, E):
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    return (4 * torch.sin(k * w / 2) ** 2).sum()
+""",
+        # computed in float32: a relative error of about 1e-5 at large offsets
+        """
+def offset_distance_sq(k, E):
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float32) / E)
+    return float((4 * torch.sin(k * w / 2) ** 2).sum())
+""",
+        # builds the two encodings from a table of its own (what the question says not to do)
+        """
+def offset_distance_sq(k, E):
+    p = torch.arange(k + 1, dtype=torch.float64).unsqueeze(1)
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    table = torch.cat([torch.sin(p * w), torch.cos(p * w)], dim=1)
+    return float(((table[k] - table[0]) ** 2).sum())
+""",
+    ],
+    "pe_norm": [
+        # a one-element tensor, not a float
+        """
+def pe_norm(E):
+    return torch.tensor(E / 2, dtype=torch.float64).sqrt()
+""",
+        # an int where the norm is a whole number
+        """
+def pe_norm(E):
+    n = math.sqrt(E / 2)
+    return int(n) if n == int(n) else n
+""",
+        # measured on a table of one position (builds the table the question rules out)
+        """
+def pe_norm(E):
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    return float(torch.cat([torch.sin(w), torch.cos(w)]).norm())
+""",
+    ],
+    "relative_scores": [
+        # the bias entries read out as numbers: no gradient reaches the bias
+        """
+def relative_scores(q, k, bias, K):
+    L, S = q.shape[1], k.shape[1]
+    B = torch.tensor([[bias[K + max(-K, min(K, j - i))].item() for j in range(S)] for i in range(L)])
+    return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + B.to(q.dtype)
+""",
+        # no cast: float64 scores from float32 queries when the bias is float64
+        """
+def relative_scores(q, k, bias, K):
+    L, S = q.shape[1], k.shape[1]
+    offset = torch.arange(S)[None, :] - torch.arange(L)[:, None]
+    return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + bias[offset.clamp(-K, K) + K]
+""",
+        # .squeeze() of the offsets: wrong shape at S = 1
+        """
+def relative_scores(q, k, bias, K):
+    L, S = q.shape[1], k.shape[1]
+    offset = (torch.arange(S)[None, :] - torch.arange(L)[:, None]).squeeze()
+    B = bias[offset.clamp(-K, K) + K]
+    return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + B.to(q.dtype)
+""",
+        # scales the caller's queries in place
+        """
+def relative_scores(q, k, bias, K):
+    L, S = q.shape[1], k.shape[1]
+    offset = torch.arange(S)[None, :] - torch.arange(L)[:, None]
+    q.div_(math.sqrt(q.shape[-1]))
+    out = q @ k.transpose(-2, -1) + bias[offset.clamp(-K, K) + K].to(q.dtype)
+    q.mul_(math.sqrt(q.shape[-1]))
+    return out
+""",
+    ],
 }

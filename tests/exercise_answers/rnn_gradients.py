@@ -265,12 +265,8 @@ def rnn_backward(x, h0, W_ih, W_hh, b, dout):
 def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
     import seqlab.rnn
     net = seqlab.rnn.RNN(W_ih.shape[1], W_ih.shape[0]).to(x.dtype)
-    with torch.no_grad():
-        net.cell.weight_ih.copy_(W_ih)
-        net.cell.weight_hh.copy_(W_hh)
-        net.cell.bias_ih.copy_(b_ih)
-        net.cell.bias_hh.copy_(b_hh)
-    return net(x, h0)
+    weights = {"cell.weight_ih": W_ih, "cell.weight_hh": W_hh, "cell.bias_ih": b_ih, "cell.bias_hh": b_hh}
+    return torch.func.functional_call(net, weights, (x, h0))
 """,
     "clip_by_global_norm": """
 def clip_by_global_norm(grads, max_norm):
@@ -286,4 +282,233 @@ from seqlab.rnn import set_spectral_radius
 def scale_to_spectral_radius(W, rho):
     return set_spectral_radius(W, rho)
 """,
+}
+
+# Plausible wrong answers of the kinds that got past the earlier tests (inputs changed in place,
+# broken gradients, delegation, .squeeze() at size 1, finite fills, the named edge cases, types,
+# float64 from float32), written before the tests were strengthened: every one must fail a test
+# case, and a public one unless it only delegates (tests/test_exercises.py).
+WRONG_NEW = {
+    "rnn_forward": [
+        # updates the caller's h0 in place
+        """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    states = []
+    for t in range(x.shape[1]):
+        h0.copy_(torch.tanh(x[:, t] @ W_ih.T + b_ih + h0 @ W_hh.T + b_hh))
+        states.append(h0.clone())
+    return torch.stack(states, dim=1), h0.clone()
+""",
+        # the states computed under no_grad: no gradient reaches the weights
+        """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    with torch.no_grad():
+        h, states = h0, []
+        for t in range(x.shape[1]):
+            h = torch.tanh(x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
+            states.append(h)
+        return torch.stack(states, dim=1), h
+""",
+        # delegates to PyTorch's own RNN kernel
+        """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    out, h = torch.rnn_tanh(x, h0.unsqueeze(0), (W_ih, W_hh, b_ih, b_hh), True, 1, 0.0, False,
+                            False, True)
+    return out, h[0]
+""",
+        # .squeeze() of the time slice: breaks when N = 1 (and E_in = 1)
+        """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    h, states = h0, []
+    for t in range(x.shape[1]):
+        xt = x[:, t].squeeze()
+        h = torch.tanh(xt @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
+        states.append(h)
+    return torch.stack(states, dim=1), h
+""",
+        # the states preallocated and written in place: a float32 buffer whatever the input dtype
+        """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    N, T, _ = x.shape
+    out = torch.zeros(N, T, W_hh.shape[0])
+    h = h0
+    for t in range(T):
+        h = torch.tanh(x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
+        out[:, t] = h
+    return out, h
+""",
+    ],
+    "grad_norms": [
+        # a float64 result whatever the states' dtype
+        """
+def grad_norms(hs, loss):
+    grads = torch.autograd.grad(loss, hs, allow_unused=True)
+    return torch.tensor([0.0 if g is None else float(g.norm()) for g in grads], dtype=torch.float64)
+""",
+        # retain_graph forgotten is fine; but the loss's graph freed by a first backward() call
+        """
+def grad_norms(hs, loss):
+    for h in hs:
+        h.retain_grad()
+    loss.backward()
+    return torch.stack([torch.zeros((), dtype=h.dtype) if h.grad is None else h.grad.norm() for h in hs])
+""",
+        # a Python list of floats instead of a tensor
+        """
+def grad_norms(hs, loss):
+    grads = torch.autograd.grad(loss, hs, allow_unused=True)
+    return [0.0 if g is None else g.norm().item() for g in grads]
+""",
+    ],
+    "clip_by_global_norm": [
+        # returns the caller's tensors themselves below the threshold (no copy)
+        """
+def clip_by_global_norm(grads, max_norm):
+    total = torch.sqrt(sum(g.square().sum() for g in grads))
+    if total <= max_norm:
+        return list(grads)
+    return [g * (max_norm / total) for g in grads]
+""",
+        # the epsilon of torch.nn.utils.clip_grad_norm_ (1e-6) in the denominator
+        """
+def clip_by_global_norm(grads, max_norm):
+    total = torch.sqrt(sum(g.square().sum() for g in grads))
+    scale = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+    return [g * scale for g in grads]
+""",
+        # max_norm = 0: 0 / 0 for an all-zero gradient
+        """
+def clip_by_global_norm(grads, max_norm):
+    total = torch.sqrt(sum(g.square().sum() for g in grads))
+    if total < max_norm:
+        return [g.clone() for g in grads]
+    return [g * (max_norm / total) for g in grads]
+""",
+        # an epsilon in the denominator: clipped norms a little below max_norm
+        """
+def clip_by_global_norm(grads, max_norm):
+    total = torch.sqrt(sum(g.square().sum() for g in grads))
+    if total <= max_norm:
+        return [g.clone() for g in grads]
+    return [g * (max_norm / (total + 1e-3)) for g in grads]
+""",
+    ],
+    "scale_to_spectral_radius": [
+        # a nilpotent W (all eigenvalues 0): divides by zero and returns inf / NaN
+        """
+def scale_to_spectral_radius(W, rho):
+    return W * (rho / torch.linalg.eigvals(W).abs().max())
+""",
+        # the radius of the float32 eigenvalues of a float64 W (and a float32 result)
+        """
+def scale_to_spectral_radius(W, rho):
+    radius = torch.linalg.eigvals(W.float()).abs().max()
+    if radius == 0:
+        raise ValueError("W is nilpotent")
+    return (W.float() * (rho / radius))
+""",
+        # delegates to the package's own function
+        """
+def scale_to_spectral_radius(W, rho):
+    import seqlab.rnn
+    if torch.linalg.eigvals(W).abs().max() == 0:
+        raise ValueError("W is nilpotent")
+    return seqlab.rnn.set_spectral_radius(W.clone(), rho)
+""",
+    ],
+    "steps_below": [
+        # floor(log) + 1: one too many at an exact power that the float logarithm rounds down
+        """
+def steps_below(rate, threshold):
+    return math.floor(math.log(threshold) / math.log(rate)) + 1
+""",
+        # a float
+        """
+def steps_below(rate, threshold):
+    steps = 0.0
+    while rate**steps >= threshold:
+        steps += 1
+    return steps
+""",
+        # a tensor count
+        """
+def steps_below(rate, threshold):
+    steps = torch.tensor(0)
+    while rate**steps >= threshold:
+        steps += 1
+    return steps
+""",
+    ],
+    "rnn_multiply_adds": [
+        # true division: a float
+        """
+def rnn_multiply_adds(N, T, E_in, E_h):
+    return N * T * E_h * (E_in + E_h) / 1
+""",
+        # a tensor
+        """
+def rnn_multiply_adds(N, T, E_in, E_h):
+    return torch.tensor(N * T * E_h * (E_in + E_h))
+""",
+        # squares: E_h^2 taken for the input product too
+        """
+def rnn_multiply_adds(N, T, E_in, E_h):
+    return N * T * 2 * E_h * E_h
+""",
+    ],
+    "rnn_backward": [
+        # the gradients returned as float64 whatever the inputs' dtype
+        """
+def rnn_backward(x, h0, W_ih, W_hh, b, dout):
+    x, h0, W_ih, W_hh, b, dout = (t.double() for t in (x, h0, W_ih, W_hh, b, dout))
+    T = x.shape[1]
+    states = [h0]
+    for t in range(T):
+        states.append(torch.tanh(x[:, t] @ W_ih.T + states[-1] @ W_hh.T + b))
+    dW_ih, dW_hh, db = torch.zeros_like(W_ih), torch.zeros_like(W_hh), torch.zeros_like(b)
+    carried = torch.zeros_like(h0)
+    for t in reversed(range(T)):
+        da = (dout[:, t] + carried) * (1 - states[t + 1] ** 2)
+        dW_ih += da.T @ x[:, t]
+        dW_hh += da.T @ states[t]
+        db += da.sum(dim=0)
+        carried = da @ W_hh
+    return dW_ih, dW_hh, db, carried
+""",
+        # accumulates into the caller's dout in place
+        """
+def rnn_backward(x, h0, W_ih, W_hh, b, dout):
+    T = x.shape[1]
+    states = [h0]
+    for t in range(T):
+        states.append(torch.tanh(x[:, t] @ W_ih.T + states[-1] @ W_hh.T + b))
+    dW_ih, dW_hh, db = torch.zeros_like(W_ih), torch.zeros_like(W_hh), torch.zeros_like(b)
+    carried = torch.zeros_like(h0)
+    for t in reversed(range(T)):
+        dout[:, t] += carried
+        da = dout[:, t] * (1 - states[t + 1] ** 2)
+        dW_ih += da.T @ x[:, t]
+        dW_hh += da.T @ states[t]
+        db += da.sum(dim=0)
+        carried = da @ W_hh
+    return dW_ih, dW_hh, db, carried
+""",
+        # .squeeze() of the time slice: breaks at N = 1
+        """
+def rnn_backward(x, h0, W_ih, W_hh, b, dout):
+    T = x.shape[1]
+    states = [h0]
+    for t in range(T):
+        states.append(torch.tanh(x[:, t] @ W_ih.T + states[-1] @ W_hh.T + b))
+    dW_ih, dW_hh, db = torch.zeros_like(W_ih), torch.zeros_like(W_hh), torch.zeros_like(b)
+    carried = torch.zeros_like(h0)
+    for t in reversed(range(T)):
+        da = (dout[:, t].squeeze() + carried) * (1 - states[t + 1] ** 2)
+        dW_ih += da.T @ x[:, t]
+        dW_hh += da.T @ states[t]
+        db += da.sum(dim=0)
+        carried = da @ W_hh
+    return dW_ih, dW_hh, db, carried
+""",
+    ],
 }

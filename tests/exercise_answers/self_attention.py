@@ -262,3 +262,164 @@ def mha_parameters(E, H):
     return sum(p.numel() for p in torch.nn.MultiheadAttention(E, H).parameters())
 """,
 }
+
+# Plausible wrong answers of the kinds that got past the earlier tests (inputs changed in place,
+# broken gradients, delegation, .squeeze() at size 1, finite fills, the named edge cases, types,
+# float64 from float32), written before the tests were strengthened: every one must fail a test
+# case, and a public one unless it only delegates (tests/test_exercises.py).
+WRONG_NEW = {
+    "masked_attention": [
+        # scales the caller's queries in place
+        """
+def masked_attention(q, k, v, mask):
+    q /= math.sqrt(q.shape[-1])
+    scores = q @ k.transpose(-2, -1)
+    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
+    total = e.sum(dim=-1, keepdim=True)
+    return (e / torch.where(total > 0, total, 1.0)) @ v
+""",
+        # the weights in float64 for precision: a float64 output from float32 inputs
+        """
+def masked_attention(q, k, v, mask):
+    scores = (q @ k.transpose(-2, -1)).double() / math.sqrt(q.shape[-1])
+    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
+    total = e.sum(dim=-1, keepdim=True)
+    return (e / torch.where(total > 0, total, 1.0)) @ v.double()
+""",
+        # .squeeze() of the scores: breaks at L = 1
+        """
+def masked_attention(q, k, v, mask):
+    scores = (q @ k.transpose(-2, -1)).squeeze() / math.sqrt(q.shape[-1])
+    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
+    total = e.sum(dim=-1, keepdim=True)
+    return (e / torch.where(total > 0, total, 1.0)) @ v
+""",
+        # the softmax through log_softmax: a softmax function the question rules out
+        """
+def masked_attention(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    seen = mask.any(dim=-1, keepdim=True)
+    s = scores.masked_fill(~mask, float("-inf")).masked_fill(~seen, 0.0)
+    return (torch.log_softmax(s, dim=-1).exp() * seen) @ v
+""",
+    ],
+    "to_heads_from_heads": [
+        # to_heads splits E into chunks of size H (right only when H = D)
+        """
+def to_heads(x, H):
+    return torch.stack(x.split(H, dim=-1), dim=1)
+
+
+def from_heads(x):
+    N, H, T, D = x.shape
+    return x.transpose(1, 2).reshape(N, T, H * D)
+""",
+        # from_heads with .squeeze(): a head dimension of 1 disappears
+        """
+def to_heads(x, H):
+    N, T, E = x.shape
+    return x.reshape(N, T, H, E // H).transpose(1, 2)
+
+
+def from_heads(x):
+    x = x.squeeze()
+    return torch.cat(x.unbind(-3), dim=-1)
+""",
+        # to_heads with a float head width
+        """
+def to_heads(x, H):
+    N, T, E = x.shape
+    return x.reshape(N, T, H, E / H).transpose(1, 2)
+
+
+def from_heads(x):
+    N, H, T, D = x.shape
+    return x.transpose(1, 2).reshape(N, T, H * D)
+""",
+    ],
+    "causal": [
+        # a float mask cast at the end: right, but through a float tensor of T * T
+        """
+def causal(T):
+    return torch.tril(torch.ones(T, T)).to(torch.uint8)
+""",
+        # j < i: a token may not see itself
+        """
+def causal(T):
+    return torch.ones(T, T, dtype=torch.bool).tril(-1)
+""",
+        # the size taken as T + 1 at T = 1 (a fence-post slip for the smallest decoder)
+        """
+def causal(T):
+    n = max(T, 2) if T == 1 else T
+    return torch.ones(n, n, dtype=torch.bool).tril()[:T, :n]
+""",
+    ],
+    "mha_parameters": [
+        # a float
+        """
+def mha_parameters(E, H):
+    return 4.0 * E * E + 4 * E
+""",
+        # builds a layer of the same size to count it (the question says not to)
+        """
+def mha_parameters(E, H):
+    return sum(p.numel() for p in torch.nn.Linear(E, 4 * E).parameters())
+""",
+        # the biases of the heads counted once per head
+        """
+def mha_parameters(E, H):
+    return 4 * E * E + 3 * E * H + E
+""",
+    ],
+    "max_path_length": [
+        # a float
+        """
+def max_path_length(layer, n):
+    return float(n - 1) if layer == "recurrent" else 1.0
+""",
+        # any other name taken for self-attention, without complaint
+        """
+def max_path_length(layer, n):
+    return n - 1 if layer.startswith("rec") else 1
+""",
+        # log2 for attention
+        """
+def max_path_length(layer, n):
+    return n - 1 if layer == "recurrent" else max(1, math.ceil(math.log2(n)) - 2)
+""",
+    ],
+    "safe_attention": [
+        # a finite fill: wrong where every allowed key scores below -1e4
+        """
+def safe_attention(q, k, v, mask):
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(~mask, -1e4)
+    top = scores.amax(dim=-1, keepdim=True)
+    e = torch.exp(scores - top) * mask
+    total = e.sum(dim=-1, keepdim=True)
+    return (e / torch.where(total > 0, total, 1.0)) @ v
+""",
+        # the softmax through log_softmax: a softmax function the question rules out
+        """
+def safe_attention(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    seen = mask.any(dim=-1, keepdim=True)
+    s = scores.masked_fill(~mask, float("-inf")).masked_fill(~seen, 0.0)
+    return (torch.log_softmax(s, dim=-1).exp() * seen) @ v
+""",
+        # the weights in float64: a float64 output from float32 inputs
+        """
+def safe_attention(q, k, v, mask):
+    scores = (q @ k.transpose(-2, -1)).double() / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~mask, float("-inf"))
+    top = scores.amax(dim=-1, keepdim=True)
+    top = torch.where(torch.isfinite(top), top, 0.0)
+    e = torch.exp(scores - top)
+    total = e.sum(dim=-1, keepdim=True)
+    return (e / torch.where(total > 0, total, 1.0)) @ v.double()
+""",
+    ],
+}

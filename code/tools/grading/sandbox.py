@@ -98,8 +98,10 @@ def _watched() -> list[tuple[str, object]]:
              "torch.linalg", "torch.autograd", "torch.overrides", "__main__"]  # fmt: skip
     names += sorted(n for n in sys.modules if n == "seqlab" or n.startswith("seqlab."))
     watched = [(n, sys.modules[n]) for n in names if n in sys.modules]
+    from seqlab.exercises.harness import Question  # the checks of every question
+
     classes = [torch.Tensor, torch.nn.Module, torch.nn.Parameter, json.JSONEncoder, io.StringIO,
-               doctest.DocTestParser, doctest.Example, numpy.testing.TestCase]  # fmt: skip
+               doctest.DocTestParser, doctest.Example, numpy.testing.TestCase, Question]  # fmt: skip
     watched += [(f"{c.__module__}.{c.__qualname__}", c) for c in classes]
     return watched
 

@@ -1,0 +1,335 @@
+"""One harness for every graded question: the answer against an oracle on many random draws.
+
+A question declares its oracle (the package's implementation that the page shows, or a reference
+formula), a generator of argument draws and its edge cases; :meth:`Question.check` then calls the
+student's function on each draw and checks, with messages that never print an expected value:
+
+- the result has the oracle's structure (tuple, list, tensor, ``int``, ``float``, ``bool``), and
+  every tensor its shape, dtype and device, with values close to the oracle's;
+- the inputs are unchanged after the call (cloned before, compared after);
+- with ``grad`` given, a backward pass through the answer gives finite gradients equal to the
+  oracle's, for the arguments named there;
+- in the hidden tests, the implementations in ``forbidden`` raise while the answer runs.
+
+The public test runs the first ``draws[0]`` draws and the edge cases the question names
+(``edges``); the hidden test the first ``draws[1]`` draws (the public ones among them), those
+edge cases and ``hidden_edges``: what the public test accepts, the hidden one judges by the same
+rules, on more inputs.
+
+Example (a public test cell)::
+
+    def draw(d):                                  # d: a Draw, seeded by the draw's number
+        N, T, E = d.sizes(3)                      # distinct sizes; one of them 1 in early draws
+        return (d.randn(N, T, E), d.randn(E, E))
+    Q = Question("f", oracle=reference_f, draw=draw, grad=(0, 1))
+    Q.check(f, globals(), public=True)
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import torch
+
+__all__ = ["Draw", "Question"]
+
+# (atol, rtol) by the expected result's dtype
+TOLERANCE = {
+    torch.float16: (1e-2, 1e-2),
+    torch.bfloat16: (1e-2, 1e-2),
+    torch.float32: (1e-5, 1e-4),
+    torch.float64: (1e-10, 1e-8),
+}
+
+
+class Draw:
+    """Random arguments for draw number ``index``: sizes and tensors from a generator seeded by it.
+
+    ``dtype`` alternates: float32 for even draws, float64 for odd ones (``Draw.dtype``)."""
+
+    def __init__(self, index: int):
+        self.index = index
+        self.generator = torch.Generator().manual_seed(1000 + index)
+        self.dtype = torch.float64 if index % 2 else torch.float32
+
+    def sizes(self, k: int, high: int = 7) -> list[int]:
+        """``k`` distinct sizes in ``1..high`` (so no two dimensions can be confused); in draw
+        ``i < k`` the ``i``-th of them is 1, so each dimension is 1 in one of the first draws."""
+        if not 1 <= k <= high:
+            raise ValueError(f"k must be in 1..high={high}, got {k}")
+        values = (torch.randperm(high - 1, generator=self.generator)[:k] + 2).tolist()
+        if self.index < k:
+            values[self.index] = 1
+        return values
+
+    def integer(self, low: int, high: int) -> int:
+        """A Python ``int`` in ``low..high``."""
+        return int(torch.randint(low, high + 1, (), generator=self.generator))
+
+    def uniform(self, low: float, high: float) -> float:
+        """A Python ``float`` in ``[low, high)``."""
+        return low + (high - low) * float(torch.rand((), generator=self.generator, dtype=torch.float64))
+
+    def randn(self, *shape: int, dtype: torch.dtype | None = None, scale: float = 1.0) -> torch.Tensor:
+        """Standard normal entries times ``scale``, of ``dtype`` (default :attr:`dtype`)."""
+        dtype = dtype or self.dtype
+        return scale * torch.randn(*shape, generator=self.generator, dtype=torch.float64).to(dtype)
+
+    def rand(self, *shape: int, dtype: torch.dtype | None = None) -> torch.Tensor:
+        """Uniform entries in ``[0, 1)``, of ``dtype`` (default :attr:`dtype`)."""
+        return torch.rand(*shape, generator=self.generator, dtype=torch.float64).to(dtype or self.dtype)
+
+
+def _clone(value):
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_clone(v) for v in value)
+    return value
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, torch.Tensor):
+        return (
+            isinstance(b, torch.Tensor)
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and torch.equal(a.detach(), b.detach())
+        )
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b or (a != a and b != b)
+
+
+def _tensors(value) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors(v)]
+    return []
+
+
+def describe(args: Sequence, names: Sequence[str]) -> str:
+    """``x (2, 3) float32, k = 4``: the arguments by shape and dtype (tensors) or value."""
+    parts = []
+    for name, value in zip(names, args):
+        if isinstance(value, torch.Tensor):
+            parts.append(f"{name} {tuple(value.shape)} {str(value.dtype).replace('torch.', '')}")
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
+            parts.append(f"{name}: {len(value)} tensors")
+        else:
+            parts.append(f"{name} = {value!r}")
+    return ", ".join(parts)
+
+
+def _compare(got, want, where: str, tolerance: float) -> None:
+    """Assert that ``got`` has ``want``'s structure and values; the messages never show ``want``."""
+    from seqlab.exercises import check_number, check_tensor
+
+    if got is None or got is Ellipsis:
+        raise AssertionError(f"{where} is {got!r}: the function is not written yet (or returns nothing)")
+    if isinstance(want, torch.Tensor):
+        got = check_tensor(got, where, tuple(want.shape)) if torch.isfinite(want).all() else got
+        if not isinstance(got, torch.Tensor) or got.shape != want.shape:
+            raise AssertionError(f"{where} should be a tensor of shape {tuple(want.shape)}")
+        if got.dtype != want.dtype:
+            raise AssertionError(f"{where} has dtype {got.dtype}, expected {want.dtype}")
+        if got.device != want.device:
+            raise AssertionError(f"{where} is on {got.device}, expected {want.device} (the inputs' device)")
+        if want.dtype == torch.bool or not want.is_floating_point():
+            if not torch.equal(got, want):
+                wrong = int((got != want).sum())
+                raise AssertionError(f"{where} is wrong at {wrong} of {want.numel()} entries")
+            return
+        atol, rtol = TOLERANCE.get(want.dtype, (1e-5, 1e-4))
+        atol, rtol = atol * tolerance, rtol * tolerance
+        got, want = got.detach(), want.detach()
+        finite = torch.isfinite(want)
+        if not torch.equal(finite, torch.isfinite(got)) or not torch.equal(got[~finite], want[~finite]):
+            raise AssertionError(f"{where} has NaN or infinite values where it should not (or misses some)")
+        bad = (got - want).abs() > atol + rtol * want.abs()
+        if bad.any():
+            index = tuple(int(i) for i in torch.nonzero(bad)[0])
+            raise AssertionError(
+                f"{where} is wrong at {int(bad.sum())} of {want.numel()} entries (first at {index})"
+            )
+        return
+    if isinstance(want, (tuple, list)):
+        kind = type(want).__name__
+        if type(got) is not type(want):
+            raise AssertionError(f"{where} should be a {kind}, got {type(got).__name__}")
+        if len(got) != len(want):
+            raise AssertionError(f"{where} should be a {kind} of {len(want)} items, got {len(got)}")
+        for i, (g, w) in enumerate(zip(got, want)):
+            _compare(g, w, f"{where}[{i}]", tolerance)
+        return
+    if isinstance(want, bool):
+        if not isinstance(got, bool):
+            raise AssertionError(f"{where} should be a bool, got {type(got).__name__}")
+    elif isinstance(want, int):
+        if isinstance(got, bool) or not isinstance(got, int):
+            raise AssertionError(f"{where} should be an int, got {type(got).__name__}: {got!r}")
+    elif isinstance(want, float):
+        if isinstance(got, bool) or not isinstance(got, (int, float)):
+            raise AssertionError(f"{where} should be a Python float, got {type(got).__name__}")
+        check_number(got, want, where, rel=1e-9 * tolerance, abs_tol=1e-12 * tolerance)
+        return
+    if got != want:
+        raise AssertionError(f"{where} is not right")
+
+
+_QUESTIONS: dict[str, Question] = {}
+
+
+@dataclass(frozen=True)
+class Question:
+    """A graded function: ``check`` compares the student's answer with ``oracle``.
+
+    - ``oracle``: a function of the answer's arguments that returns the right result (or raises the
+      ``ValueError`` / ``TypeError`` the answer must raise); ``None`` when each case gives its own
+      result: then ``draw`` and the edge cases return ``(arguments, result)``;
+    - ``draw(d)``: the arguments (a tuple) of one random draw, from a :class:`Draw` ``d``;
+    - ``edges`` / ``hidden_edges``: ``{name: function returning the arguments}``, the edge cases
+      the question names (public and hidden tests) and further ones (hidden tests only);
+    - ``grad``: positions of the floating-point tensor arguments to differentiate the answer by
+      (empty: no backward pass; the question is not differentiable);
+    - ``forbidden``: dotted names of the implementations the answer must not call (hidden tests);
+    - ``draws``: how many draws the public and the hidden test run;
+    - ``tolerance``: a factor on the default tolerances (:data:`TOLERANCE`);
+    - ``new_tensors``: the result must not share memory with an input (a new tensor, not a view).
+    """
+
+    name: str
+    oracle: Callable | None
+    draw: Callable[[Draw], tuple]
+    edges: Mapping[str, Callable[[], tuple]] = field(default_factory=dict)
+    hidden_edges: Mapping[str, Callable[[], tuple]] = field(default_factory=dict)
+    grad: tuple[int, ...] = ()
+    forbidden: tuple[str, ...] = ()
+    draws: tuple[int, int] = (5, 50)
+    tolerance: float = 1.0
+    new_tensors: bool = False
+    arg_names: tuple[str, ...] | None = None
+
+    def __post_init__(self):
+        _QUESTIONS[self.name] = self  # the hidden test, run after the public one, finds it here
+
+    @staticmethod
+    def named(name: str) -> Question:
+        """The question the public test of ``name`` declared (otter runs each test case in a copy
+        of the notebook's globals, so the hidden test case looks it up here)."""
+        if name not in _QUESTIONS:
+            raise AssertionError(f"the public test of {name} has not run: run its grader.check first")
+        return _QUESTIONS[name]
+
+    def cases(self, public: bool) -> list[tuple[str, Callable[[], tuple]]]:
+        """``[(label, make)]``: the random draws then the edge cases of a public or hidden test;
+        ``make()`` builds that case's arguments anew (the oracle and the answer get their own)."""
+        count = self.draws[0] if public else self.draws[1]
+        cases = [(f"random draw {i}", lambda i=i: self.draw(Draw(i))) for i in range(count)]
+        edges = dict(self.edges) if public else {**self.edges, **self.hidden_edges}
+        return cases + [(f"edge case '{name}'", make) for name, make in edges.items()]
+
+    def _names(self, n: int) -> list[str]:
+        if self.arg_names:
+            return list(self.arg_names)
+        try:
+            names = list(inspect.signature(self.oracle).parameters)
+        except (TypeError, ValueError):
+            names = []
+        return (names + [f"argument {i}" for i in range(len(names), n)])[:n]
+
+    def check(self, answer, namespace: dict | None = None, public: bool = True) -> None:
+        """Check ``answer`` on the public (``public=True``) or hidden cases; raise
+        ``AssertionError`` with a message for the student at the first problem."""
+        from seqlab.exercises import forbidding
+
+        if answer is None or answer is Ellipsis:
+            raise AssertionError(f"{self.name} is {answer!r}: the function is not written yet")
+        if not callable(answer):
+            raise AssertionError(f"{self.name} should be a function, got {type(answer).__name__}")
+        if not public and self.forbidden:
+            answer = forbidding(answer, namespace if namespace is not None else {}, *self.forbidden)
+        for label, make in self.cases(public):
+            if self.oracle is None:
+                make = lambda make=make: make()[0]  # noqa: E731
+            args = make()
+            names = self._names(len(args))
+            where = f"{self.name}({describe(args, names)}) [{label}]"
+            if self._check_values(answer, make, names, where, label, public) and self.grad:
+                self._check_gradients(answer, make, names, where)
+
+    def _want(self, label: str, public: bool):
+        """The right result of the case ``label`` (or the error it must raise)."""
+        make = dict(self.cases(public))[label]
+        try:
+            return make()[1] if self.oracle is None else self.oracle(*make())
+        except (ValueError, TypeError) as error:
+            return error
+
+    def _check_values(self, answer, make, names, where, label, public) -> bool:
+        """Check one case's result and inputs; False when the case is one that must raise."""
+        want = self._want(label, public)
+        args = make()
+        before = _clone(args)
+        if isinstance(want, Exception):
+            kind = type(want).__name__
+            try:
+                answer(*args)
+            except type(want):
+                return False
+            except Exception as error:
+                raise AssertionError(
+                    f"{where} should raise {kind}, but raised {type(error).__name__}"
+                ) from None
+            raise AssertionError(f"{where} should raise {kind} (the question says when), but returned")
+        got = answer(*args)
+        for name, old, new in zip(names, before, args):
+            if not _same(old, new):
+                raise AssertionError(
+                    f"{where}: your function changed its argument {name}; leave the inputs unchanged"
+                )
+        _compare(got, want, f"the result of {where}", self.tolerance)
+        if self.new_tensors:
+            inputs = {t.untyped_storage().data_ptr() for t in _tensors(args) if t.numel()}
+            for t in _tensors(got):
+                if t.numel() and t.untyped_storage().data_ptr() in inputs:
+                    raise AssertionError(
+                        f"the result of {where} shares memory with an input: return new tensors"
+                    )
+        return True
+
+    def _check_gradients(self, answer, make, names, where) -> None:
+        def run(function):
+            leaves = list(make())
+            for i in self.grad:
+                leaves[i] = leaves[i].detach().clone().requires_grad_(True)
+            out = function(*leaves)
+            return [t for t in _tensors(out) if t.is_floating_point()], [leaves[i] for i in self.grad]
+
+        want_out, want_leaves = run(self.oracle)
+        got_out, got_leaves = run(answer)
+        if any(not t.requires_grad for t in got_out):
+            raise AssertionError(
+                f"the result of {where} is not attached to the autograd graph of its inputs "
+                "(computed under torch.no_grad(), detached, or rebuilt from numbers?)"
+            )
+        generator = torch.Generator().manual_seed(7)
+        weights = [
+            torch.randn(t.shape, generator=generator, dtype=torch.float64).to(t.dtype) for t in want_out
+        ]
+        want = torch.autograd.grad(want_out, want_leaves, weights, allow_unused=True)
+        try:
+            got = torch.autograd.grad(got_out, got_leaves, weights, allow_unused=True)
+        except RuntimeError as error:
+            raise AssertionError(f"a backward pass through the result of {where} fails: {error}") from None
+        for i, g, w, leaf in zip(self.grad, got, want, want_leaves):
+            g = torch.zeros_like(leaf) if g is None else g
+            w = torch.zeros_like(leaf) if w is None else w
+            if not torch.isfinite(g).all():
+                raise AssertionError(
+                    f"a backward pass through {where} gives NaN or infinite gradients for {names[i]}"
+                )
+            _compare(g, w, f"the gradient of {where} with respect to {names[i]}", self.tolerance * 10)
