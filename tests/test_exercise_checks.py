@@ -144,7 +144,7 @@ def test_harness_accepts_a_right_answer_on_public_and_hidden_cases():
     question.check(lambda x, w: w * x, {}, public=True)
     question.check(lambda x, w: torch.mul(x, w), {}, public=False)
     public, hidden = question.cases(True), question.cases(False)
-    assert len(public) == 5 + 1 and len(hidden) == 50 + 1
+    assert len(public) == 5 + 1 and len(hidden) == 30 + 1
     for (label, make), (label2, make2) in zip(public[:5], hidden[:5]):  # the public draws: the hidden ones
         assert label == label2 and all(torch.equal(a, b) for a, b in zip(make(), make2()))
 

@@ -11,8 +11,8 @@ student's function on each draw and checks, with messages that never print an ex
   oracle's, for the arguments named there;
 - in the hidden tests, the implementations in ``forbidden`` raise while the answer runs.
 
-The public test runs the first ``draws[0]`` draws and the edge cases the question names
-(``edges``); the hidden test the first ``draws[1]`` draws (the public ones among them), those
+The public test runs the first ``draws[0]`` draws (5) and the edge cases the question names
+(``edges``); the hidden test the first ``draws[1]`` draws (30) (the public ones among them), those
 edge cases and ``hidden_edges``: what the public test accepts, the hidden one judges by the same
 rules, on more inputs.
 
@@ -208,7 +208,7 @@ class Question:
     hidden_edges: Mapping[str, Callable[[], tuple]] = field(default_factory=dict)
     grad: tuple[int, ...] = ()
     forbidden: tuple[str, ...] = ()
-    draws: tuple[int, int] = (5, 50)
+    draws: tuple[int, int] = (5, 30)
     tolerance: float = 1.0
     new_tensors: bool = False
     arg_names: tuple[str, ...] | None = None
