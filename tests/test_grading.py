@@ -316,7 +316,7 @@ def test_feedback_shows_public_tests_in_full_and_hidden_ones_by_name(graded):
     feedback = (root / "feedback" / "wrong.md").read_text()
     assert f"Score: {_total(rows['wrong.ipynb']):g} / {POSSIBLE:g}" in feedback
     assert "public test" in feedback and "hidden test" in feedback and "The test:" in feedback
-    assert "reference = nn.RNN(3, 4, batch_first=True)" in feedback  # the public test of rnn_forward
+    assert "RNN_FORWARD.check(rnn_forward, globals(), public=True)" in feedback  # its public test
     assert "differs from the expected values" in feedback or "AssertionError" in feedback
     hidden_source = (CHAPTER.parent / CHAPTER.name).read_text()
     assert "nn.RNN(2, 7, batch_first=True)" in hidden_source and "nn.RNN(2, 7" not in feedback
