@@ -144,7 +144,7 @@ def test_harness_accepts_a_right_answer_on_public_and_hidden_cases():
     question.check(lambda x, w: w * x, {}, public=True)
     question.check(lambda x, w: torch.mul(x, w), {}, public=False)
     public, hidden = question.cases(True), question.cases(False)
-    assert len(public) == 5 + 1 and len(hidden) == 50 + 1
+    assert len(public) == 5 + 1 and len(hidden) == 30 + 1
     for (label, make), (label2, make2) in zip(public[:5], hidden[:5]):  # the public draws: the hidden ones
         assert label == label2 and all(torch.equal(a, b) for a, b in zip(make(), make2()))
 
@@ -248,3 +248,17 @@ def test_harness_hidden_cases_forbid_delegation_and_check_new_tensors():
     with pytest.raises(AssertionError, match="shares memory with an input"):
         fresh.check(lambda x: x, {}, public=True)
     fresh.check(lambda x: x + 0, {}, public=True)
+
+
+def test_harness_judges_a_question_with_many_right_answers():
+    from seqlab.exercises import Question
+
+    def judge(result, args, where):
+        (n,) = args
+        if not isinstance(result, int) or result % n:
+            raise AssertionError(f"{where} is not a multiple of {n}")
+
+    question = Question("multiple", oracle=None, judge=judge, draw=lambda d: (d.integer(1, 9),))
+    question.check(lambda n: 3 * n, {}, public=False)
+    with pytest.raises(AssertionError, match="not a multiple"):
+        question.check(lambda n: n + 1, {}, public=True)

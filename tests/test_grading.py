@@ -316,10 +316,11 @@ def test_feedback_shows_public_tests_in_full_and_hidden_ones_by_name(graded):
     feedback = (root / "feedback" / "wrong.md").read_text()
     assert f"Score: {_total(rows['wrong.ipynb']):g} / {POSSIBLE:g}" in feedback
     assert "public test" in feedback and "hidden test" in feedback and "The test:" in feedback
-    assert "reference = nn.RNN(3, 4, batch_first=True)" in feedback  # the public test of rnn_forward
+    assert "RNN_FORWARD.check(rnn_forward, globals(), public=True)" in feedback  # its public test
     assert "differs from the expected values" in feedback or "AssertionError" in feedback
     hidden_source = (CHAPTER.parent / CHAPTER.name).read_text()
-    assert "nn.RNN(2, 7, batch_first=True)" in hidden_source and "nn.RNN(2, 7" not in feedback
+    hidden_line = 'Question.named("rnn_forward").check(rnn_forward, globals(), public=False)'
+    assert hidden_line in hidden_source.replace('\\"', '"') and "public=False" not in feedback
 
 
 def test_a_second_run_grades_nothing_and_writes_the_same_bytes(graded, capsys):

@@ -278,22 +278,20 @@ DELEGATING = {
 def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh, _lstm=nn.LSTM):
     from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-    layer = _lstm(W_ih.shape[1], W_hh.shape[1], batch_first=True).to(x.dtype)
-    with torch.no_grad():
-        for p, w in zip(layer.parameters(), (W_ih, W_hh, b_ih, b_hh)):
-            p.copy_(w)
-    packed = pack_padded_sequence(x.nan_to_num(0.0), lengths, batch_first=True, enforce_sorted=False)
-    out, (h_n, c_n) = layer(packed)
+    alive = torch.arange(x.shape[1])[None, :] < torch.tensor(lengths)[:, None]
+    x = torch.where(alive[:, :, None], x, torch.zeros_like(x))
+    layer = _lstm(W_ih.shape[1], W_hh.shape[1], batch_first=True, dtype=x.dtype)
+    weights = {"weight_ih_l0": W_ih, "weight_hh_l0": W_hh, "bias_ih_l0": b_ih, "bias_hh_l0": b_hh}
+    packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+    out, (h_n, c_n) = torch.func.functional_call(layer, weights, (packed,))
     out, _ = pad_packed_sequence(out, batch_first=True, total_length=x.shape[1])
     return out, h_n[0], c_n[0]
 """,
     "lstm_cell_step": """
 def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, _cell=nn.LSTMCell):
-    cell = _cell(W_ih.shape[1], W_hh.shape[1]).to(x.dtype)
-    with torch.no_grad():
-        for p, w in zip(cell.parameters(), (W_ih, W_hh, b_ih, b_hh)):
-            p.copy_(w)
-    return cell(x, (h, c))
+    cell = _cell(W_ih.shape[1], W_hh.shape[1], dtype=x.dtype)
+    weights = {"weight_ih": W_ih, "weight_hh": W_hh, "bias_ih": b_ih, "bias_hh": b_hh}
+    return torch.func.functional_call(cell, weights, (x, (h, c)))
 """,
     "lstm_parameter_count": """
 def lstm_parameter_count(E_in, E_h):
@@ -329,10 +327,10 @@ def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
     c.mul_(torch.sigmoid(f)).add_(torch.sigmoid(i) * torch.tanh(g))
     return torch.sigmoid(o) * torch.tanh(c), c.clone()
 """,
-        # .squeeze() of the pre-activations: breaks at N = 1
+        # .squeeze() of the input: breaks at E_in = 1
         """
 def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
-    z = (x @ W_ih.T + b_ih + h @ W_hh.T + b_hh).squeeze()
+    z = x.squeeze() @ W_ih.T + b_ih + h @ W_hh.T + b_hh
     i, f, g, o = z.chunk(4, dim=-1)
     c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
     return torch.sigmoid(o) * torch.tanh(c_new), c_new
@@ -450,22 +448,22 @@ def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh):
         out.append(torch.where(keep, h_new, torch.zeros_like(h_new)))
     return torch.stack(out, dim=1), h, c
 """,
-        # the mask as float32 whatever the input dtype: float32 results from float64 inputs
+        # .squeeze() of the time slice: breaks at E_in = 1
         """
 def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh):
     N, T, _ = x.shape
-    alive = (torch.arange(T)[None, :] < torch.as_tensor(lengths)[:, None]).float()
-    x = torch.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
+    alive = torch.arange(T)[None, :] < torch.as_tensor(lengths)[:, None]
+    x = torch.where(alive[:, :, None], x, torch.zeros_like(x))
     h = x.new_zeros(N, W_hh.shape[1])
     c = x.new_zeros(N, W_hh.shape[1])
     out = []
     for t in range(T):
-        i, f, g, o = (x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+        i, f, g, o = (x[:, t].squeeze() @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
         c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
         h_new = torch.sigmoid(o) * torch.tanh(c_new)
         keep = alive[:, t, None]
-        h, c = keep * h_new + (1 - keep) * h, keep * c_new + (1 - keep) * c
-        out.append(keep * h_new)
+        h, c = torch.where(keep, h_new, h), torch.where(keep, c_new, c)
+        out.append(torch.where(keep, h_new, torch.zeros_like(h_new)))
     return torch.stack(out, dim=1), h, c
 """,
     ],

@@ -212,6 +212,7 @@ def wrong_answers(notebook: Path, timeout: float = 10.0) -> list[tuple[str, int,
     cells = [dict(c) for c in read(notebook).cells]
     setup, tests = _setup(cells), test_cells(notebook)
     out = []
+    timeout = max(timeout, 120.0)  # a wrong answer is judged by its result, never by a slow machine
     for question, answers in getattr(module, "WRONG_NEW", {}).items():
         public = [a for a in answers if passes(setup, a, tests[question], False, timeout)]
         hidden = [a for a in public if passes(setup, a, tests[question], True, timeout)]
