@@ -35,7 +35,7 @@ def transformer_layers():
     w = 2.1
     # ---------------- encoder
     ex = 0.55
-    emb = _stack(ax, ex, w, 3.15, "encoder\nlayer × N", "source tokens (N, S)")
+    emb = _stack(ax, ex, w, 3.15, "encoder\nlayer × $n_\\mathrm{layers}$", "source tokens (N, S)")
     sa, n1 = _sublayer(ax, ex, 1.3, w, "self-attention\n(padding mask)", "memory", (emb[0], 1.15))
     ff, n2 = _sublayer(ax, ex, 2.6, w, "FFN: max(0, xW₁+b₁)W₂+b₂", "hidden", (n1[0], 2.45), 8.5)
     arrow(ax, (n1[0], 2.24), (ff[0], 2.6))
@@ -44,7 +44,7 @@ def transformer_layers():
 
     # ---------------- decoder
     dx = 4.15
-    demb = _stack(ax, dx, w, 4.0, "decoder\nlayer × N", "target so far (N, L)")
+    demb = _stack(ax, dx, w, 4.0, "decoder\nlayer × $n_\\mathrm{layers}$", "target so far (N, L)")
     msa, m1 = _sublayer(ax, dx, 1.3, w, "masked self-attention\n(causal mask)", "query", (demb[0], 1.15))
     ca, m2 = _sublayer(ax, dx, 2.45, w, "cross-attention\nQ: decoder; K, V: memory", "key", (m1[0], 2.3), 8.5)
     arrow(ax, (m1[0], 2.24), (ca[0], 2.45))
