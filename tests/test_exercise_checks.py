@@ -239,6 +239,14 @@ def test_harness_hidden_cases_forbid_delegation_and_check_new_tensors():
     question.check(delegating, {}, public=True)  # the public test does not forbid
     with pytest.raises(DelegationError, match="seqlab.masks.causal_mask"):
         question.check(delegating, {}, public=False)
+    # an answer that is the forbidden function itself, or a partial of it, is caught too
+    import functools
+
+    with pytest.raises(DelegationError, match="your answer is seqlab.masks.causal_mask"):
+        question.check(seqlab.masks.causal_mask, {}, public=False)
+    with pytest.raises(DelegationError, match="your answer is seqlab.masks.causal_mask"):
+        question.check(functools.partial(seqlab.masks.causal_mask), {}, public=False)
+    question.check(seqlab.masks.causal_mask, {}, public=True)
     fresh = Question(
         "copy",
         oracle=lambda x: x.clone(),

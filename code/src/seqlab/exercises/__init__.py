@@ -195,6 +195,26 @@ def _resolve(dotted: str):
     raise ValueError(f"cannot find {dotted!r}")
 
 
+_ALIASES: dict[tuple, list] = {}
+
+
+def _module_aliases(originals: set[int]) -> list[tuple[types.ModuleType, str]]:
+    """``[(module, name)]``: where the loaded ``seqlab`` and ``torch`` modules hold one of the
+    objects ``originals`` (by id). Scanning the ~800 modules is the slow part of :func:`forbid`,
+    and a hidden test enters it for every call of the answer, so the places are remembered until
+    another module is imported."""
+    key = (frozenset(originals), len(sys.modules))
+    if key not in _ALIASES:
+        _ALIASES[key] = [
+            (module, name)
+            for prefix, module in list(sys.modules.items())
+            if module is not None and prefix.split(".")[0] in ("seqlab", "torch")
+            for name, value in list(vars(module).items())
+            if id(value) in originals
+        ]
+    return _ALIASES[key]
+
+
 @contextmanager
 def forbid(namespace: dict, *dotted_names: str, also: tuple[dict, ...] = ()) -> Iterator[None]:
     """Make ``dotted_names`` (e.g. ``"seqlab.rnn.RNN"``) raise :class:`DelegationError` while the
@@ -221,12 +241,10 @@ def forbid(namespace: dict, *dotted_names: str, also: tuple[dict, ...] = ()) -> 
     try:
         for _, owner, key, obj in targets:
             swap_attribute(owner, key, stand_ins[id(obj)])
-        for name, module in list(sys.modules.items()):
-            if module is None or name.split(".")[0] not in ("seqlab", "torch"):
-                continue
-            for key, value in list(vars(module).items()):
-                if id(value) in originals:
-                    swap_attribute(module, key, stand_ins[id(value)])
+        for module, key in _module_aliases(originals):
+            value = vars(module).get(key)
+            if id(value) in originals:
+                swap_attribute(module, key, stand_ins[id(value)])
         # the namespace given, and the globals of the functions in it: a doctest runs in a copy
         # of the notebook's globals, while the answer still looks names up in the original
         spaces = {id(namespace): namespace}
@@ -269,6 +287,20 @@ def forbidding(function, namespace: dict, *dotted_names: str):
     ``rnn_forward = forbidding(rnn_forward, globals(), "seqlab.rnn.RNN", "torch.nn.RNN")``."""
     if not callable(function):
         raise AssertionError(f"the answer should be a function, got {type(function).__name__}")
+    # an answer that *is* the forbidden function (``rnn_forward = torch.rnn_tanh``, or a partial
+    # or method of it) holds the original object itself, which no swap in a namespace reaches
+    inner = function
+    while True:
+        for dotted in dotted_names:
+            if inner is _resolve(dotted)[2]:
+                raise DelegationError(
+                    f"this question asks you to write it yourself; your answer is {dotted}, "
+                    "which already implements it"
+                )
+        unwrapped = getattr(inner, "func", None) or getattr(inner, "__func__", None)
+        if unwrapped is None or unwrapped is inner:
+            break
+        inner = unwrapped
 
     @functools.wraps(function)
     def guarded(*args, **kwargs):
