@@ -31,7 +31,7 @@ OMP_ENV = env $$($(TOOL) tools.reports.wait_policy)
 
 PORT ?= 8888
 
-.PHONY: help install test lint format lab book student check-notebooks check-a11y check-autograder publish grade mutation timings robustness gpu-wheels gpu-check diagrams page clean
+.PHONY: help install test lint format lab book student check-notebooks check-a11y check-autograder publish grade grade-bench mutation timings robustness gpu-wheels gpu-check diagrams page clean
 
 help:
 	@echo "make book                 build the book into _build/html (SOLUTIONS=remove drops solutions; EXECUTION=cache)"
@@ -43,6 +43,7 @@ help:
 	@echo "make check-autograder     grade with each zip from a fresh venv, outside the repo (CHAPTER=; slow)"
 	@echo "make publish              push the built book (student notebooks included) to gh-pages (REMOTE=)"
 	@echo "make grade SUBMISSIONS=D  grade every notebook under D: grades.csv, feedback/ (CHAPTER=, JOBS=)"
+	@echo "make grade-bench          time make grade on a class of made-up submissions (JOBS=; CHAPTER=)"
 	@echo "make mutation             mutants of each reference solution killed by the public / all tests (CHAPTER=)"
 	@echo "make timings              run every chapter once and print seconds per notebook"
 	@echo "make robustness           each claim's value over 3 seeds x CPU kernels against its bar (a report)"
@@ -135,6 +136,12 @@ grade: $(STAMP)
 	test -d dist || $(MAKE) student
 	$(TOOL) tools.grading.grade "$(SUBMISSIONS)" --dist dist --out grades.csv --jobs $(JOBS) \
 		$(if $(CHAPTER),--chapter $(CHAPTER))
+
+# how fast make grade grades: every chapter's correct submission and one per question with a wrong
+# answer, graded with JOBS jobs (submissions a minute; not part of make test).
+grade-bench: $(STAMP)
+	test -d dist || $(MAKE) student
+	$(TOOL) tools.grading.bench --jobs $(JOBS) $(if $(CHAPTER),--chapter $(CHAPTER))
 
 # mutmut's mutants of every reference solution against its question's public tests and all its tests:
 # the table of tools/grading/mutation.py (survivors listed; not part of make test).
