@@ -369,9 +369,255 @@ def merge_step(table, order):
     "encode_word": """
 from seqlab.bpe import merge_pair
 def encode_word(word, merges):
+    rank = {pair: i for i, pair in enumerate(merges)}
     tokens = tuple(word)
-    for pair in merges:
+    while True:
+        found = [pair for pair in zip(tokens, tokens[1:]) if pair in rank]
+        if not found:
+            return list(tokens)
+        pair = min(found, key=rank.get)
         tokens = merge_pair(tokens, pair, pair[0] + pair[1])
-    return list(tokens)
 """,
+}
+
+# Plausible wrong answers of the kinds that got past the earlier tests (inputs changed in place,
+# .squeeze() at size 1, the named edge cases, ties, types, a "how" the question states), written
+# before the tests were strengthened: every one must fail a test case, and a public one unless it
+# only delegates (tests/test_exercises.py).
+WRONG_NEW = {
+    "padded_perplexity": [
+        # the padding set to token 0 in the caller's targets, so that gather accepts pad = -100
+        """
+def padded_perplexity(logits, targets, pad):
+    real = targets != pad
+    targets[~real] = 0
+    nll = -logits.log_softmax(dim=-1).gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+    return math.exp(nll[real].mean().item())
+""",
+        # .squeeze(): the (N, T) losses lose a dimension when N = 1 or T = 1
+        """
+def padded_perplexity(logits, targets, pad):
+    log_p = logits.log_softmax(dim=-1)
+    nll = -log_p.gather(-1, targets.clamp_min(0).unsqueeze(-1)).squeeze()
+    real = targets != pad
+    return math.exp(nll[real].mean().item())
+""",
+        # the padding taken to be the ids below 1 (pad = 0 or negative), not the id pad
+        """
+def padded_perplexity(logits, targets, pad):
+    real = targets > 0
+    nll = -logits.log_softmax(dim=-1).gather(-1, targets.clamp_min(0).unsqueeze(-1)).squeeze(-1)
+    return math.exp(nll[real].mean().item())
+""",
+        # the mean over the real targets of each row, weighted by the row's length, divided by N
+        """
+def padded_perplexity(logits, targets, pad):
+    real = targets != pad
+    nll = -logits.log_softmax(dim=-1).gather(-1, targets.clamp_min(0).unsqueeze(-1)).squeeze(-1)
+    per_row = (nll * real).sum(1) / real.sum(1).clamp_min(1)
+    return math.exp((per_row * real.sum(1)).sum().item() / real.numel())
+""",
+    ],
+    "top_p_mask": [
+        # a token is needed while the mass before it is at most p: one token too many when the
+        # tokens above it add up to exactly p
+        """
+def top_p_mask(logits, p, temperature):
+    probs = (logits / temperature).softmax(dim=-1)
+    sorted_p = probs.sort(dim=-1, descending=True).values
+    before = sorted_p.cumsum(dim=-1) - sorted_p
+    needed = torch.where(before <= p, sorted_p, torch.ones_like(sorted_p))
+    return probs >= needed.amin(dim=-1, keepdim=True)
+""",
+        # the caller's logits divided by the temperature in place
+        """
+def top_p_mask(logits, p, temperature):
+    probs = logits.div_(temperature).softmax(dim=-1)
+    sorted_p = probs.sort(dim=-1, descending=True).values
+    before = sorted_p.cumsum(dim=-1) - sorted_p
+    needed = torch.where(before < p, sorted_p, torch.ones_like(sorted_p))
+    return probs >= needed.amin(dim=-1, keepdim=True)
+""",
+        # the temperature applied to the probabilities, not renormalised
+        """
+def top_p_mask(logits, p, temperature):
+    probs = logits.softmax(dim=-1) ** (1 / temperature)
+    sorted_p = probs.sort(dim=-1, descending=True).values
+    before = sorted_p.cumsum(dim=-1) - sorted_p
+    needed = torch.where(before < p, sorted_p, torch.ones_like(sorted_p))
+    return probs >= needed.amin(dim=-1, keepdim=True)
+""",
+        # p = 1 left to the rounding of the cumulative sum: a token of tiny probability, after
+        # tokens whose probabilities add up to 1.0 in floating point, is dropped
+        """
+def top_p_mask(logits, p, temperature):
+    probs = (logits / temperature).softmax(dim=-1)
+    sorted_p = probs.sort(dim=-1, descending=True).values
+    before = sorted_p.cumsum(dim=-1) - sorted_p
+    needed = torch.where(before < p, sorted_p, torch.ones_like(sorted_p))
+    return probs >= needed.amin(dim=-1, keepdim=True)
+""",
+    ],
+    "kv_cache_numbers": [
+        # the cache counted in bytes of float32, not in numbers
+        """
+def kv_cache_numbers(N, T, layers, E):
+    return 4 * 2 * N * T * layers * E
+""",
+        # one token too many: the cache also holds the token being predicted
+        """
+def kv_cache_numbers(N, T, layers, E):
+    return 2 * N * (T + 1) * layers * E
+""",
+        # numpy's product: a numpy integer, not an int
+        """
+def kv_cache_numbers(N, T, layers, E):
+    import numpy as np
+    return np.prod([2, N, T, layers, E])
+""",
+    ],
+    "per_character_perplexity": [
+        # the characters per token rounded to a whole number
+        """
+def per_character_perplexity(ppl, chars_per_token):
+    return float(ppl ** (1 / round(chars_per_token)))
+""",
+        # a tensor, not a float
+        """
+def per_character_perplexity(ppl, chars_per_token):
+    return torch.tensor(ppl, dtype=torch.float64) ** (1 / chars_per_token)
+""",
+        # under one character a token (bytes of a multi-byte character) taken as one
+        """
+def per_character_perplexity(ppl, chars_per_token):
+    return float(ppl ** (1 / max(chars_per_token, 1.0)))
+""",
+    ],
+    "merge_step": [
+        # the merged token appended to the caller's vocabulary order
+        """
+def merge_step(table, order):
+    counts = {}
+    for word, n in table.items():
+        for pair in zip(word, word[1:]):
+            counts[pair] = counts.get(pair, 0) + n
+    rank = {token: i for i, token in enumerate(order)}
+    best = min(counts, key=lambda p: (-counts[p], rank[p[0]], rank[p[1]]))
+    order.append(best[0] + best[1])
+    new_table = {}
+    for word, n in table.items():
+        merged, i = [], 0
+        while i < len(word):
+            if word[i : i + 2] == best:
+                merged.append(best[0] + best[1])
+                i += 2
+            else:
+                merged.append(word[i])
+                i += 1
+        new_table[tuple(merged)] = n
+    return best, new_table
+""",
+        # a tie broken by the first token only (then by the table's order)
+        """
+def merge_step(table, order):
+    counts = {}
+    for word, n in table.items():
+        for pair in zip(word, word[1:]):
+            counts[pair] = counts.get(pair, 0) + n
+    rank = {token: i for i, token in enumerate(order)}
+    best = min(counts, key=lambda p: (-counts[p], rank[p[0]]))
+    new_table = {}
+    for word, n in table.items():
+        merged, i = [], 0
+        while i < len(word):
+            if word[i : i + 2] == best:
+                merged.append(best[0] + best[1])
+                i += 2
+            else:
+                merged.append(word[i])
+                i += 1
+        new_table[tuple(merged)] = n
+    return best, new_table
+""",
+        # words of one token (no pair left) dropped from the new table
+        """
+def merge_step(table, order):
+    counts = {}
+    for word, n in table.items():
+        for pair in zip(word, word[1:]):
+            counts[pair] = counts.get(pair, 0) + n
+    rank = {token: i for i, token in enumerate(order)}
+    best = min(counts, key=lambda p: (-counts[p], rank[p[0]], rank[p[1]]))
+    new_table = {}
+    for word, n in table.items():
+        if len(word) < 2:
+            continue
+        merged, i = [], 0
+        while i < len(word):
+            if word[i : i + 2] == best:
+                merged.append(best[0] + best[1])
+                i += 2
+            else:
+                merged.append(word[i])
+                i += 1
+        new_table[tuple(merged)] = n
+    return best, new_table
+""",
+    ],
+    "encode_word": [
+        # every merge once, in the order learned: right for merges that training made, not for
+        # a list where a pair is listed before the pair that makes one of its tokens
+        """
+def encode_word(word, merges):
+    tokens = list(word)
+    for a, b in merges:
+        out, i = [], 0
+        while i < len(tokens):
+            if tokens[i : i + 2] == [a, b]:
+                out.append(a + b)
+                i += 2
+            else:
+                out.append(tokens[i])
+                i += 1
+        tokens = out
+    return tokens
+""",
+        # the merges done on the text with spaces between tokens: a merge can match across a
+        # token boundary ("a b" inside "ca b")
+        """
+def encode_word(word, merges):
+    text = " ".join(word)
+    changed = True
+    while changed:
+        changed = False
+        present = [m for m in merges if f" {m[0]} {m[1]} " in f" {text} "]
+        if present:
+            a, b = present[0]
+            text = text.replace(f"{a} {b}", a + b)
+            changed = True
+    return text.split(" ") if text else []
+""",
+        # a word of one character returned as the string itself
+        """
+def encode_word(word, merges):
+    if len(word) < 2:
+        return word if word else []
+    order = {merge: n for n, merge in enumerate(merges)}
+    parts = list(word)
+    while True:
+        adjacent = [(order[p], p) for p in zip(parts, parts[1:]) if p in order]
+        if not adjacent:
+            return parts
+        _, (left, right) = min(adjacent)
+        out, j = [], 0
+        while j < len(parts):
+            if parts[j : j + 2] == [left, right]:
+                out.append(left + right)
+                j += 2
+            else:
+                out.append(parts[j])
+                j += 1
+        parts = out
+""",
+    ],
 }

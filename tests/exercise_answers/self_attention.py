@@ -189,53 +189,95 @@ wrong_entry = "a"
 wrong_entry = (1, 2)
 """,
     ],
-    "safe_attention": [
-        # the answer to Question 1: right outputs, but a fully masked row (top = -inf) and a
-        # masked key far above the rest make exp overflow, and 0 * inf = NaN in the backward pass
+    "chunked_attention": [
+        # the old sums never rescaled: each chunk's exponentials taken against its own maximum
         """
-def safe_attention(q, k, v, mask):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
-    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
-    total = e.sum(dim=-1, keepdim=True)
-    return (e / torch.where(total > 0, total, 1.0)) @ v
+def chunked_attention(q, k, v, mask, chunk):
+    total = q.new_zeros(*q.shape[:-1], 1)
+    acc = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    for start in range(0, k.shape[1], chunk):
+        s = q @ k[:, start : start + chunk].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        s = s.masked_fill(~mask[:, :, start : start + chunk], float("-inf"))
+        top = s.amax(dim=-1, keepdim=True)
+        e = torch.exp(s - torch.where(torch.isfinite(top), top, 0.0))
+        total = total + e.sum(dim=-1, keepdim=True)
+        acc = acc + e @ v[:, start : start + chunk]
+    return acc / torch.where(total > 0, total, 1.0)
 """,
-        # the fully masked row fixed, but still masked after the exp: a masked score far above
-        # the allowed ones overflows, and its gradient is 0 * inf = NaN
+        # the last, shorter chunk left out when S is not a multiple of chunk
         """
-def safe_attention(q, k, v, mask):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
-    top = torch.where(torch.isfinite(top), top, 0.0)
-    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
-    total = e.sum(dim=-1, keepdim=True)
-    return (e / torch.where(total > 0, total, 1.0)) @ v
+def chunked_attention(q, k, v, mask, chunk):
+    top = q.new_full((*q.shape[:-1], 1), float("-inf"))
+    total = torch.zeros_like(top)
+    acc = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    for start in range(0, k.shape[1] - chunk + 1, chunk):
+        s = q @ k[:, start : start + chunk].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        s = s.masked_fill(~mask[:, :, start : start + chunk], float("-inf"))
+        new_top = torch.maximum(top, s.amax(dim=-1, keepdim=True))
+        shift = torch.where(torch.isfinite(new_top), new_top, 0.0)
+        e = torch.exp(s - shift)
+        total = total * torch.exp(top - shift) + e.sum(dim=-1, keepdim=True)
+        acc = acc * torch.exp(top - shift) + e @ v[:, start : start + chunk]
+        top = new_top
+    return acc / torch.where(total > 0, total, 1.0)
 """,
-        # the largest score over all keys: finite gradients, but the allowed exps underflow
+        # no guard for a maximum of -inf: -inf - (-inf) is NaN where a query's chunk is all masked
         """
-def safe_attention(q, k, v, mask):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True).detach()).masked_fill(~mask, 0.0)
-    total = e.sum(dim=-1, keepdim=True)
-    return (e / torch.where(total > 0, total, 1.0)) @ v
+def chunked_attention(q, k, v, mask, chunk):
+    top = q.new_full((*q.shape[:-1], 1), float("-inf"))
+    total = torch.zeros_like(top)
+    acc = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    for start in range(0, k.shape[1], chunk):
+        s = q @ k[:, start : start + chunk].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        s = s.masked_fill(~mask[:, :, start : start + chunk], float("-inf"))
+        new_top = torch.maximum(top, s.amax(dim=-1, keepdim=True))
+        e = torch.exp(s - new_top)
+        total = total * torch.exp(top - new_top) + e.sum(dim=-1, keepdim=True)
+        acc = acc * torch.exp(top - new_top) + e @ v[:, start : start + chunk]
+        top = new_top
+    return acc / total
 """,
-        # the forward pass of Question 1 with torch.nan_to_num on the output: the NaN gradients
-        # of the fully masked row are still there
+        # the scores not scaled by 1 / sqrt(D)
         """
-def safe_attention(q, k, v, mask):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
-    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
-    return (e / e.sum(dim=-1, keepdim=True)).nan_to_num(0.0) @ v
+def chunked_attention(q, k, v, mask, chunk):
+    top = q.new_full((*q.shape[:-1], 1), float("-inf"))
+    total = torch.zeros_like(top)
+    acc = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    for start in range(0, k.shape[1], chunk):
+        s = q @ k[:, start : start + chunk].transpose(-2, -1)
+        s = s.masked_fill(~mask[:, :, start : start + chunk], float("-inf"))
+        new_top = torch.maximum(top, s.amax(dim=-1, keepdim=True))
+        shift = torch.where(torch.isfinite(new_top), new_top, 0.0)
+        e = torch.exp(s - shift)
+        total = total * torch.exp(top - shift) + e.sum(dim=-1, keepdim=True)
+        acc = acc * torch.exp(top - shift) + e @ v[:, start : start + chunk]
+        top = new_top
+    return acc / torch.where(total > 0, total, 1.0)
 """,
     ],
 }
 
 DELEGATING = {
-    "safe_attention": """
-def safe_attention(q, k, v, mask):
-    seen = mask.any(dim=-1, keepdim=True)
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask | ~seen) * seen
+    "chunked_attention": """
+def chunked_attention(q, k, v, mask, chunk):
+    # the running sums over chunks, each chunk's weights from torch.softmax
+    top = q.new_full((*q.shape[:-1], 1), float("-inf"))
+    total = torch.zeros_like(top)
+    acc = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    for start in range(0, k.shape[1], chunk):
+        s = q @ k[:, start : start + chunk].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        allowed = mask[:, :, start : start + chunk]
+        seen = allowed.any(dim=-1, keepdim=True)
+        s = s.masked_fill(~allowed, float("-inf")).masked_fill(~seen, 0.0)
+        part = torch.where(seen, torch.logsumexp(s, dim=-1, keepdim=True), float("-inf"))
+        weights = torch.softmax(s, dim=-1) * seen
+        new_top = torch.maximum(top, part)
+        shift = torch.where(torch.isfinite(new_top), new_top, 0.0)
+        old, new = torch.exp(top - shift), torch.exp(part - shift)
+        total = total * old + new
+        acc = acc * old + new * (weights @ v[:, start : start + chunk])
+        top = new_top
+    return acc / torch.where(total > 0, total, 1.0)
 """,
     "masked_attention": """
 def masked_attention(q, k, v, mask):
@@ -392,34 +434,113 @@ def max_path_length(layer, n):
     return n - 1 if layer == "recurrent" else max(1, math.ceil(math.log2(n)) - 2)
 """,
     ],
-    "safe_attention": [
-        # a finite fill: wrong where every allowed key scores below -1e4
+    "chunked_attention": [
+        # a finite fill of -1e4 for the masked keys: wrong where every allowed key scores below it
         """
-def safe_attention(q, k, v, mask):
-    scores = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(~mask, -1e4)
-    top = scores.amax(dim=-1, keepdim=True)
-    e = torch.exp(scores - top) * mask
-    total = e.sum(dim=-1, keepdim=True)
-    return (e / torch.where(total > 0, total, 1.0)) @ v
+def chunked_attention(q, k, v, mask, chunk):
+    top = q.new_full((*q.shape[:-1], 1), -1e4)
+    total = torch.zeros_like(top)
+    acc = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    for start in range(0, k.shape[1], chunk):
+        s = q @ k[:, start : start + chunk].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        s = s.masked_fill(~mask[:, :, start : start + chunk], -1e4)
+        new_top = torch.maximum(top, s.amax(dim=-1, keepdim=True))
+        e = torch.exp(s - new_top) * mask[:, :, start : start + chunk]
+        total = total * torch.exp(top - new_top) + e.sum(dim=-1, keepdim=True)
+        acc = acc * torch.exp(top - new_top) + e @ v[:, start : start + chunk]
+        top = new_top
+    return acc / torch.where(total > 0, total, 1.0)
 """,
-        # the softmax through log_softmax: a softmax function the question rules out
+        # the running sums written into their preallocated tensors in place: right values, but
+        # the backward pass needs the values that were overwritten
         """
-def safe_attention(q, k, v, mask):
+def chunked_attention(q, k, v, mask, chunk):
+    top = q.new_full((*q.shape[:-1], 1), float("-inf"))
+    total = torch.zeros_like(top)
+    acc = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    for start in range(0, k.shape[1], chunk):
+        s = q @ k[:, start : start + chunk].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        s = s.masked_fill(~mask[:, :, start : start + chunk], float("-inf"))
+        new_top = torch.maximum(top, s.amax(dim=-1, keepdim=True))
+        shift = torch.where(torch.isfinite(new_top), new_top, 0.0)
+        rescale = torch.exp(top - shift)
+        e = torch.exp(s - shift)
+        total[...] = total * rescale + e.sum(dim=-1, keepdim=True)
+        acc[...] = acc * rescale + e @ v[:, start : start + chunk]
+        top = new_top
+    return acc / torch.where(total > 0, total, 1.0)
+""",
+        # the sums in float64 for precision: a float64 output from float32 inputs
+        """
+def chunked_attention(q, k, v, mask, chunk):
+    q, k, v = q.double(), k.double(), v.double()
+    top = q.new_full((*q.shape[:-1], 1), float("-inf"))
+    total = torch.zeros_like(top)
+    acc = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    for start in range(0, k.shape[1], chunk):
+        s = q @ k[:, start : start + chunk].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        s = s.masked_fill(~mask[:, :, start : start + chunk], float("-inf"))
+        new_top = torch.maximum(top, s.amax(dim=-1, keepdim=True))
+        shift = torch.where(torch.isfinite(new_top), new_top, 0.0)
+        e = torch.exp(s - shift)
+        total = total * torch.exp(top - shift) + e.sum(dim=-1, keepdim=True)
+        acc = acc * torch.exp(top - shift) + e @ v[:, start : start + chunk]
+        top = new_top
+    return acc / torch.where(total > 0, total, 1.0)
+""",
+        # all the scores computed at once, then read a chunk at a time
+        """
+def chunked_attention(q, k, v, mask, chunk):
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    seen = mask.any(dim=-1, keepdim=True)
-    s = scores.masked_fill(~mask, float("-inf")).masked_fill(~seen, 0.0)
-    return (torch.log_softmax(s, dim=-1).exp() * seen) @ v
+    top = q.new_full((*q.shape[:-1], 1), float("-inf"))
+    total = torch.zeros_like(top)
+    acc = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    for start in range(0, k.shape[1], chunk):
+        s = scores[:, :, start : start + chunk].masked_fill(~mask[:, :, start : start + chunk], float("-inf"))
+        new_top = torch.maximum(top, s.amax(dim=-1, keepdim=True))
+        shift = torch.where(torch.isfinite(new_top), new_top, 0.0)
+        e = torch.exp(s - shift)
+        total = total * torch.exp(top - shift) + e.sum(dim=-1, keepdim=True)
+        acc = acc * torch.exp(top - shift) + e @ v[:, start : start + chunk]
+        top = new_top
+    return acc / torch.where(total > 0, total, 1.0)
 """,
-        # the weights in float64: a float64 output from float32 inputs
+        # the scores under torch.no_grad() (no graph kept, to save memory): no gradients
         """
-def safe_attention(q, k, v, mask):
-    scores = (q @ k.transpose(-2, -1)).double() / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(~mask, float("-inf"))
-    top = scores.amax(dim=-1, keepdim=True)
-    top = torch.where(torch.isfinite(top), top, 0.0)
-    e = torch.exp(scores - top)
-    total = e.sum(dim=-1, keepdim=True)
-    return (e / torch.where(total > 0, total, 1.0)) @ v.double()
+def chunked_attention(q, k, v, mask, chunk):
+    top = q.new_full((*q.shape[:-1], 1), float("-inf"))
+    total = torch.zeros_like(top)
+    acc = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    with torch.no_grad():
+        for start in range(0, k.shape[1], chunk):
+            s = q @ k[:, start : start + chunk].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            s = s.masked_fill(~mask[:, :, start : start + chunk], float("-inf"))
+            new_top = torch.maximum(top, s.amax(dim=-1, keepdim=True))
+            shift = torch.where(torch.isfinite(new_top), new_top, 0.0)
+            e = torch.exp(s - shift)
+            total = total * torch.exp(top - shift) + e.sum(dim=-1, keepdim=True)
+            acc = acc * torch.exp(top - shift) + e @ v[:, start : start + chunk]
+            top = new_top
+    return acc / torch.where(total > 0, total, 1.0)
+""",
+        # the running maximum .squeeze()d to (N, L) and unsqueezed back: at N = 1 or L = 1 it
+        # broadcasts against the wrong dimension
+        """
+def chunked_attention(q, k, v, mask, chunk):
+    top = q.new_full(q.shape[:-1], float("-inf")).squeeze()
+    total = q.new_zeros(*q.shape[:-1], 1)
+    acc = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    for start in range(0, k.shape[1], chunk):
+        s = q @ k[:, start : start + chunk].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        s = s.masked_fill(~mask[:, :, start : start + chunk], float("-inf"))
+        new_top = torch.maximum(top, s.amax(dim=-1).squeeze())
+        shift = torch.where(torch.isfinite(new_top), new_top, 0.0).unsqueeze(-1)
+        rescale = torch.exp(top.unsqueeze(-1) - shift)
+        e = torch.exp(s - shift)
+        total = total * rescale + e.sum(dim=-1, keepdim=True)
+        acc = acc * rescale + e @ v[:, start : start + chunk]
+        top = new_top
+    return acc / torch.where(total > 0, total, 1.0)
 """,
     ],
 }
