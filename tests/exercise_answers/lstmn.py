@@ -198,3 +198,88 @@ def lstmn_run(x, W_h, W_x, W_s, v, W_ih, W_hh, b):
     return out, weights
 """,
 }
+
+# Plausible wrong answers written to measure the tests before they were strengthened (make
+# mutation --wrong-new): the kinds students get past weak tests. The hidden tests reject every
+# one, and the public ones every one that does not just delegate to a forbidden function.
+WRONG_NEW = {
+    "intra_attention": [
+        # .squeeze() of the (N, t, 1) scores: a batch of one loses its batch axis, and t = 1 its
+        # entry axis (the softmax then runs over the batch)
+        """
+def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
+    query = x_t @ W_x.T + h_prev_summary @ W_s.T
+    scores = (torch.tanh(tape_h @ W_h.T + query.unsqueeze(1)) @ v.unsqueeze(-1)).squeeze()
+    return scores.softmax(dim=-1)
+""",
+        # the scores in float64 for a stable softmax: a float64 result from float32 inputs
+        """
+def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
+    query = x_t.double() @ W_x.double().T + h_prev_summary.double() @ W_s.double().T
+    scores = torch.tanh(tape_h.double() @ W_h.double().T + query.unsqueeze(1)) @ v.double()
+    return scores.softmax(dim=-1)
+""",
+        # the query computed under no_grad: no gradient reaches x_t, h~_{t-1}, W_x and W_s
+        """
+def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
+    with torch.no_grad():
+        query = x_t @ W_x.T + h_prev_summary @ W_s.T
+    scores = torch.tanh(tape_h @ W_h.T + query.unsqueeze(1)) @ v
+    return scores.softmax(dim=-1)
+""",
+        # the package's LSTMN scorer with the weights copied in: delegation
+        """
+def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
+    from seqlab.lstmn import LSTMN
+    net = LSTMN(W_x.shape[1], W_h.shape[1], W_h.shape[0]).to(tape_h.dtype)
+    with torch.no_grad():
+        net.attn_h.weight.copy_(W_h)
+        net.attn_x.weight.copy_(W_x)
+        net.attn_x.bias.zero_()
+        net.attn_s.weight.copy_(W_s)
+        net.attn_v.weight.copy_(v[None])
+    keys = list((tape_h @ W_h.T).unbind(1))
+    return net._weights(x_t @ W_x.T, h_prev_summary, keys, "learned")
+""",
+    ],
+    "tape_summary": [
+        # renormalises the caller's weights in place, to be safe
+        """
+def tape_summary(weights, tape):
+    weights /= weights.sum(dim=-1, keepdim=True)
+    return (weights.unsqueeze(-1) * tape).sum(dim=1)
+""",
+        # a batched product then .squeeze(): breaks at N = 1 or E = 1
+        """
+def tape_summary(weights, tape):
+    return torch.bmm(weights.unsqueeze(1), tape).squeeze()
+""",
+        # the weights detached ("they only choose"): no gradient reaches the attention
+        """
+def tape_summary(weights, tape):
+    return (weights.detach().unsqueeze(-1) * tape).sum(dim=1)
+""",
+        # in float64 for precision: a float64 result from float32 inputs
+        """
+def tape_summary(weights, tape):
+    return torch.einsum("nt,nte->ne", weights.double(), tape.double())
+""",
+    ],
+    "score_count": [
+        # a float: T (T + 1) / 2
+        """
+def score_count(T):
+    return T * (T + 1) / 2
+""",
+        # counted on a lower triangle of ones: a 0-dimensional float tensor
+        """
+def score_count(T):
+    return torch.ones(T, T).tril().sum()
+""",
+        # entries 1 .. t-1 only, as if entry 0 (the initial state) were not read: one per step less
+        """
+def score_count(T):
+    return T * (T - 1) // 2
+""",
+    ],
+}

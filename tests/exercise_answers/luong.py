@@ -220,3 +220,129 @@ def local_p_weights(scores, center, D):
     return alpha * gaussian_window(center.unsqueeze(1), scores.shape[1], D)[:, 0]
 """,
 }
+
+# Plausible wrong answers written to measure the tests before they were strengthened (make
+# mutation --wrong-new): the kinds students get past weak tests. The hidden tests reject every
+# one, and the public ones every one that does not just delegate to a forbidden function.
+WRONG_NEW = {
+    "general_scores": [
+        # changes the caller's encoder states in place
+        """
+def general_scores(s, h, W):
+    h *= (s @ W).unsqueeze(1)
+    return h.sum(-1)
+""",
+        # .squeeze() of the (N, S, 1) product: breaks at N = 1 or S = 1
+        """
+def general_scores(s, h, W):
+    return (h @ (s @ W).unsqueeze(-1)).squeeze()
+""",
+        # in float64 for precision: a float64 result from float32 inputs
+        """
+def general_scores(s, h, W):
+    return torch.einsum("na,ab,nsb->ns", s.double(), W.double(), h.double())
+""",
+        # s W computed under no_grad "because it is only a query": no gradient reaches s and W
+        """
+def general_scores(s, h, W):
+    with torch.no_grad():
+        q = s @ W
+    return (q.unsqueeze(1) * h).sum(-1)
+""",
+        # PyTorch's bilinear layer does the whole score: delegation
+        """
+def general_scores(s, h, W):
+    S = h.shape[1]
+    x1 = s.unsqueeze(1).expand(-1, S, -1)
+    return torch.nn.functional.bilinear(x1, h, W.unsqueeze(0)).squeeze(-1)
+""",
+    ],
+    "local_p_weights": [
+        # writes -inf into the caller's scores
+        """
+def local_p_weights(scores, center, D):
+    positions = torch.arange(scores.shape[1], dtype=scores.dtype)
+    distance = positions - center.unsqueeze(1)
+    scores.masked_fill_(distance.abs() > D, float("-inf"))
+    return scores.softmax(dim=-1) * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+""",
+        # a finite fill instead of masking: wrong once the scores in the window are far below it
+        """
+def local_p_weights(scores, center, D):
+    positions = torch.arange(scores.shape[1], dtype=scores.dtype)
+    distance = positions - center.unsqueeze(1)
+    alpha = scores.masked_fill(distance.abs() > D, -1e4).softmax(dim=-1)
+    return alpha * (distance.abs() <= D) * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+""",
+        # sigma = D // 2: an int, right for even D only (0 for D = 1)
+        """
+def local_p_weights(scores, center, D):
+    positions = torch.arange(scores.shape[1], dtype=scores.dtype)
+    distance = positions - center.unsqueeze(1)
+    alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+    return alpha * torch.exp(-(distance**2) / (2 * (D // 2) ** 2))
+""",
+        # the centre detached "since the window is not differentiable": no gradient reaches p_t
+        """
+def local_p_weights(scores, center, D):
+    positions = torch.arange(scores.shape[1], dtype=scores.dtype)
+    distance = positions - center.detach().unsqueeze(1)
+    alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+    return alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+""",
+        # center.squeeze() to be safe: a 0-d tensor at N = 1
+        """
+def local_p_weights(scores, center, D):
+    positions = torch.arange(scores.shape[1], dtype=scores.dtype)
+    distance = positions - center.squeeze()[:, None]
+    alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+    return alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+""",
+        # positions in float32: float32 distances for float64 inputs
+        """
+def local_p_weights(scores, center, D):
+    positions = torch.arange(scores.shape[1], dtype=torch.float32)
+    distance = (positions - center.float().unsqueeze(1)).to(scores.dtype)
+    alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+    return alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+""",
+    ],
+    "local_m_positions": [
+        # a window past the end of the source clamped to its last position
+        """
+def local_m_positions(t, D, S):
+    return [j for j in range(S) if abs(j - t) <= D] or [S - 1]
+""",
+        # D = 0 handled apart, without the check that t lies in the source
+        """
+def local_m_positions(t, D, S):
+    if D == 0:
+        return [t]
+    return list(range(max(0, t - D), min(S, t + D + 1)))
+""",
+        # the window clipped at the end before it is shifted: D positions after t even at the end
+        """
+def local_m_positions(t, D, S):
+    t = min(t, S - 1)
+    return list(range(max(0, t - D), min(S, t + D + 1)))
+""",
+    ],
+    "general_multiply_adds": [
+        # a float: E (E + S) from a float formula
+        """
+def general_multiply_adds(S, E):
+    return E * (E + S) * 1.0
+""",
+        # the context sum_j alpha_j h_j counted in too: SE more
+        """
+def general_multiply_adds(S, E):
+    return E * E + 2 * S * E
+""",
+        # numpy's integer: not a Python int
+        """
+def general_multiply_adds(S, E):
+    import numpy as np
+    return np.int64(E * E + S * E)
+""",
+    ],
+}
