@@ -136,81 +136,67 @@ def general_multiply_adds(S, E):
     return 2
 """,
     ],
-    "local_p_attention": [
-        # every row centred with the padded length S instead of its own length
+    "local_p_backward": [
+        # the Gaussian's derivative without the softmax's weight: gauss_j (j - p_t) / sigma^2 alone
         """
-def local_p_attention(s, W_p, v_p, scores, lengths, D, sigma):
-    S = scores.shape[1]
-    p = S * torch.sigmoid(torch.tanh(s @ W_p.T) @ v_p)
-    j = torch.arange(S, dtype=scores.dtype)
-    distance = j - p[:, None]
-    inside = (distance.abs() <= D) & (j < torch.tensor(lengths)[:, None])
-    alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)
-    return p, alpha * torch.exp(-(distance**2) / (2 * sigma**2))
-""",
-        # the padding not masked: a window past the end of a short source weights padding
-        """
-def local_p_attention(s, W_p, v_p, scores, lengths, D, sigma):
-    p = torch.tensor(lengths, dtype=scores.dtype) * torch.sigmoid(torch.tanh(s @ W_p.T) @ v_p)
-    distance = torch.arange(scores.shape[1], dtype=scores.dtype) - p[:, None]
+def local_p_backward(scores, center, D, grad_a):
+    distance = torch.arange(scores.shape[1], dtype=scores.dtype) - center.unsqueeze(1)
     alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
-    return p, alpha * torch.exp(-(distance**2) / (2 * sigma**2))
+    gauss = torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+    g = grad_a * gauss
+    grad_scores = alpha * (g - (alpha * g).sum(dim=-1, keepdim=True))
+    inside = distance.abs() <= D
+    return grad_scores, (grad_a * gauss * distance * inside).sum(dim=-1) / (D / 2) ** 2
 """,
-        # p_t detached: right values, but no gradient reaches W_p and v_p
+        # the Gaussian applied after the softmax's backward instead of before it
         """
-def local_p_attention(s, W_p, v_p, scores, lengths, D, sigma):
-    S_n = torch.tensor(lengths, dtype=scores.dtype)
-    p = S_n * torch.sigmoid(torch.tanh(s @ W_p.T) @ v_p)
-    j = torch.arange(scores.shape[1], dtype=scores.dtype)
-    distance = j - p.detach()[:, None]
-    inside = (distance.abs() <= D) & (j < S_n[:, None])
-    alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)
-    return p, alpha * torch.exp(-(distance**2) / (2 * sigma**2))
-""",
-        # sigma turned into a Python float: no gradient reaches it
-        """
-def local_p_attention(s, W_p, v_p, scores, lengths, D, sigma):
-    S_n = torch.tensor(lengths, dtype=scores.dtype)
-    p = S_n * torch.sigmoid(torch.tanh(s @ W_p.T) @ v_p)
-    j = torch.arange(scores.shape[1], dtype=scores.dtype)
-    distance = j - p[:, None]
-    inside = (distance.abs() <= D) & (j < S_n[:, None])
-    alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)
-    return p, alpha * torch.exp(-(distance**2) / (2 * float(sigma) ** 2))
-""",
-        # sigma = D / 2 as on the page, the learned width ignored
-        """
-def local_p_attention(s, W_p, v_p, scores, lengths, D, sigma):
-    S_n = torch.tensor(lengths, dtype=scores.dtype)
-    p = S_n * torch.sigmoid(torch.tanh(s @ W_p.T) @ v_p)
-    j = torch.arange(scores.shape[1], dtype=scores.dtype)
-    distance = j - p[:, None]
-    inside = (distance.abs() <= D) & (j < S_n[:, None])
-    alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)
-    return p, alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
-""",
-        # the centre rounded to a position: the gradient to W_p and v_p is lost
-        """
-def local_p_attention(s, W_p, v_p, scores, lengths, D, sigma):
-    S_n = torch.tensor(lengths, dtype=scores.dtype)
-    p = S_n * torch.sigmoid(torch.tanh(s @ W_p.T) @ v_p)
-    j = torch.arange(scores.shape[1], dtype=scores.dtype)
-    distance = j - p.round()[:, None]
-    inside = (distance.abs() <= D) & (j < S_n[:, None])
-    alpha = scores.masked_fill(~inside, float("-inf")).softmax(dim=-1)
-    return p, alpha * torch.exp(-(distance**2) / (2 * sigma**2))
+def local_p_backward(scores, center, D, grad_a):
+    distance = torch.arange(scores.shape[1], dtype=scores.dtype) - center.unsqueeze(1)
+    alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+    gauss = torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+    grad_scores = alpha * (grad_a - (alpha * grad_a).sum(dim=-1, keepdim=True)) * gauss
+    return grad_scores, (grad_a * alpha * gauss * distance).sum(dim=-1) / (D / 2) ** 2
 """,
     ],
 }
 
 DELEGATING = {
+    "general_multiply_adds": """
+def general_multiply_adds(S, E):
+    from torch.overrides import TorchFunctionMode
+
+    class Count(TorchFunctionMode):
+        macs = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if func in (torch.matmul, torch.Tensor.matmul, torch.Tensor.__matmul__):
+                Count.macs += args[0].shape[0] * args[0].shape[1] * args[1].shape[1]
+            return func(*args, **(kwargs or {}))
+
+    with Count():
+        _ = (torch.zeros(1, E) @ torch.zeros(E, E)) @ torch.zeros(E, S)
+    return Count.macs
+""",
+    "local_m_positions": """
+def local_m_positions(t, D, S):
+    from seqlab.masks import local_window
+    return local_window(torch.tensor([[float(t)]]), S, D)[0, 0].nonzero().flatten().tolist()
+""",
+    "local_p_backward": """
+def local_p_backward(scores, center, D, grad_a):
+    scores = scores.detach().requires_grad_(True)
+    center = center.detach().requires_grad_(True)
+    with torch.enable_grad():
+        distance = torch.arange(scores.shape[1], dtype=scores.dtype) - center.unsqueeze(1)
+        alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+        a = alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+        (a * grad_a).sum().backward()
+    return scores.grad, center.grad
+""",
     "general_scores": """
 def general_scores(s, h, W):
-    from seqlab.attention import AttentionScore
-    score = AttentionScore("general", W.shape[0], W.shape[1])
-    with torch.no_grad():
-        score.W.weight.copy_(W)
-    return score(s.unsqueeze(1), h, impl="fast")[:, 0]  # all keys at once, no loop
+    S = h.shape[1]  # PyTorch's bilinear form x1^T W x2, one (n, j) pair per row
+    return torch.nn.functional.bilinear(s.unsqueeze(1).expand(-1, S, -1), h, W[None]).squeeze(-1)
 """,
     "local_p_weights": """
 from seqlab.masks import gaussian_window, local_window
@@ -346,3 +332,57 @@ def general_multiply_adds(S, E):
 """,
     ],
 }
+
+_LOCAL_P_BACKWARD = """
+def local_p_backward(scores, center, D, grad_a):
+    j = torch.arange(scores.shape[1], dtype=scores.dtype)
+    distance = j - center.unsqueeze(1)
+    alpha = ALPHA
+    variance = (D / 2) ** 2
+    gauss = torch.exp(-(distance**2) / (2 * variance))
+    g_alpha = G_ALPHA
+    grad_scores = GRAD_SCORES
+    grad_center = GRAD_CENTER
+    return grad_scores, grad_center
+"""
+_RIGHT = {
+    "ALPHA": 'scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)',
+    "G_ALPHA": "grad_a * gauss",
+    "GRAD_SCORES": "alpha * (g_alpha - (alpha * g_alpha).sum(dim=-1, keepdim=True))",
+    "GRAD_CENTER": "(grad_a * alpha * gauss * distance).sum(dim=-1) / variance",
+}
+
+
+def _backward(**changes):
+    """The stretch question's answer with one piece changed."""
+    source = _LOCAL_P_BACKWARD
+    for key, value in {**_RIGHT, **changes}.items():
+        source = source.replace(key, value)
+    return source
+
+
+WRONG_NEW["local_p_backward"] = [
+    # the softmax's backward over every position: the window forgotten in alpha
+    _backward(ALPHA="scores.softmax(dim=-1) * (distance.abs() <= D)"),
+    # the softmax's Jacobian taken as diagonal: the - sum_k alpha_k g_k term missing
+    _backward(GRAD_SCORES="alpha * g_alpha"),
+    # d gauss / d p_t with the sign of d gauss / d j
+    _backward(GRAD_CENTER="-(grad_a * alpha * gauss * distance).sum(dim=-1) / variance"),
+    # divided by sigma instead of sigma^2
+    _backward(GRAD_CENTER="(grad_a * alpha * gauss * distance).sum(dim=-1) / (D / 2)"),
+    # the Gaussian forgotten on the way to the scores: g used as dL/d alpha
+    _backward(G_ALPHA="grad_a"),
+    # the Gaussian's factor applied to the caller's grad_a in place
+    _backward(G_ALPHA="grad_a.mul_(gauss)"),
+    # autograd through the forward pass: what the question forbids
+    """
+def local_p_backward(scores, center, D, grad_a):
+    scores = scores.detach().requires_grad_(True)
+    center = center.detach().requires_grad_(True)
+    with torch.enable_grad():
+        distance = torch.arange(scores.shape[1], dtype=scores.dtype) - center.unsqueeze(1)
+        alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+        a = alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+        return torch.autograd.grad(a, (scores, center), grad_a)
+""",
+]
