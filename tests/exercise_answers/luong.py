@@ -112,27 +112,27 @@ def local_m_positions(t, D, S):
     "general_multiply_adds": [
         # W_a applied to every key
         """
-def general_multiply_adds(S, E):
-    return S * E * E + S * E
+def general_multiply_adds(S, E_s, E_h):
+    return S * E_s * E_h + S * E_h
 """,
-        # the cost of dot
+        # the cost of dot, W_a forgotten
         """
-def general_multiply_adds(S, E):
-    return S * E
+def general_multiply_adds(S, E_s, E_h):
+    return S * E_h
 """,
-        # 2SE: W_a counted as one more dot product per position
+        # the two widths swapped in the dot products: S E_s
         """
-def general_multiply_adds(S, E):
-    return 2 * S * E
+def general_multiply_adds(S, E_s, E_h):
+    return E_s * E_h + S * E_s
 """,
-        # SE + E: the product s_t^T W_a counted as E
+        # SE + E: the product s_t^T W_a counted as one width
         """
-def general_multiply_adds(S, E):
-    return S * E + E
+def general_multiply_adds(S, E_s, E_h):
+    return S * E_h + E_h
 """,
-        # the answer at S = E = 1 hard-coded
+        # the answer at S = E_s = E_h = 1 hard-coded
         """
-def general_multiply_adds(S, E):
+def general_multiply_adds(S, E_s, E_h):
     return 2
 """,
     ],
@@ -162,7 +162,7 @@ def local_p_backward(scores, center, D, grad_a):
 
 DELEGATING = {
     "general_multiply_adds": """
-def general_multiply_adds(S, E):
+def general_multiply_adds(S, E_s, E_h):
     from torch.overrides import TorchFunctionMode
 
     class Count(TorchFunctionMode):
@@ -174,7 +174,7 @@ def general_multiply_adds(S, E):
             return func(*args, **(kwargs or {}))
 
     with Count():
-        _ = (torch.zeros(1, E) @ torch.zeros(E, E)) @ torch.zeros(E, S)
+        _ = (torch.zeros(1, E_s) @ torch.zeros(E_s, E_h)) @ torch.zeros(E_h, S)
     return Count.macs
 """,
     "local_m_positions": """
@@ -314,21 +314,21 @@ def local_m_positions(t, D, S):
 """,
     ],
     "general_multiply_adds": [
-        # a float: E (E + S) from a float formula
+        # a float: E_h (E_s + S) from a float formula
         """
-def general_multiply_adds(S, E):
-    return E * (E + S) * 1.0
+def general_multiply_adds(S, E_s, E_h):
+    return E_h * (E_s + S) * 1.0
 """,
-        # the context sum_j alpha_j h_j counted in too: SE more
+        # the context sum_j alpha_j h_j counted in too: S E_h more
         """
-def general_multiply_adds(S, E):
-    return E * E + 2 * S * E
+def general_multiply_adds(S, E_s, E_h):
+    return E_s * E_h + 2 * S * E_h
 """,
         # numpy's integer: not a Python int
         """
-def general_multiply_adds(S, E):
+def general_multiply_adds(S, E_s, E_h):
     import numpy as np
-    return np.int64(E * E + S * E)
+    return np.int64(E_s * E_h + S * E_h)
 """,
     ],
 }
