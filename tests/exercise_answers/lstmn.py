@@ -97,104 +97,185 @@ entry0_case = "d"
 entry0_case = "b only"
 """,
     ],
-    "lstmn_run": [
-        # the score of step t reads h_{t-1} instead of the summary h~_{t-1}
+    "intra_read_backward": [
+        # the gradient of the read only: g reaches each h_i with weight s_i, nothing else
         """
-def lstmn_run(x, W_h, W_x, W_s, v, W_ih, W_hh, b):
-    N, T, _ = x.shape
-    E_h = W_hh.shape[1]
-    h_tape, c_tape = [x.new_zeros(N, E_h)], [x.new_zeros(N, E_h)]
-    rows = []
-    for t in range(1, T + 1):
-        x_t = x[:, t - 1]
-        H, C = torch.stack(h_tape, 1), torch.stack(c_tape, 1)
-        s = (torch.tanh(H @ W_h.T + (x_t @ W_x.T + h_tape[-1] @ W_s.T)[:, None]) @ v).softmax(-1)
-        h_sum, c_sum = (s[:, :, None] * H).sum(1), (s[:, :, None] * C).sum(1)
-        i, f, g, o = (x_t @ W_ih.T + h_sum @ W_hh.T + b).chunk(4, dim=-1)
-        c = torch.sigmoid(f) * c_sum + torch.sigmoid(i) * torch.tanh(g)
-        h_tape.append(torch.sigmoid(o) * torch.tanh(c))
-        c_tape.append(c)
-        rows.append(torch.cat([s, s.new_zeros(N, T - t)], 1))
-    return torch.stack(h_tape[1:], 1), torch.stack(rows, 1)
+def intra_read_backward(tape_h, query, W_h, v, grad_read):
+    s = (torch.tanh(tape_h @ W_h.T + query[:, None]) @ v).softmax(dim=-1)
+    zero = torch.zeros_like
+    return s[:, :, None] * grad_read[:, None], zero(query), zero(W_h), zero(v)
 """,
-        # the forget gate multiplies c_{t-1}, not the summary c~_t
+        # the softmax's backward with the weights' sum taken over the batch, not over the tape
         """
-def lstmn_run(x, W_h, W_x, W_s, v, W_ih, W_hh, b):
-    N, T, _ = x.shape
-    E_h = W_hh.shape[1]
-    h_tape, c_tape = [x.new_zeros(N, E_h)], [x.new_zeros(N, E_h)]
-    h_sum, rows = h_tape[0], []
-    for t in range(1, T + 1):
-        x_t = x[:, t - 1]
-        H = torch.stack(h_tape, 1)
-        s = (torch.tanh(H @ W_h.T + (x_t @ W_x.T + h_sum @ W_s.T)[:, None]) @ v).softmax(-1)
-        h_sum = (s[:, :, None] * H).sum(1)
-        i, f, g, o = (x_t @ W_ih.T + h_sum @ W_hh.T + b).chunk(4, dim=-1)
-        c = torch.sigmoid(f) * c_tape[-1] + torch.sigmoid(i) * torch.tanh(g)
-        h_tape.append(torch.sigmoid(o) * torch.tanh(c))
-        c_tape.append(c)
-        rows.append(torch.cat([s, s.new_zeros(N, T - t)], 1))
-    return torch.stack(h_tape[1:], 1), torch.stack(rows, 1)
-""",
-        # the gates taken in the order i, f, o, g
-        """
-def lstmn_run(x, W_h, W_x, W_s, v, W_ih, W_hh, b):
-    N, T, _ = x.shape
-    E_h = W_hh.shape[1]
-    h_tape, c_tape = [x.new_zeros(N, E_h)], [x.new_zeros(N, E_h)]
-    h_sum, rows = h_tape[0], []
-    for t in range(1, T + 1):
-        x_t = x[:, t - 1]
-        H, C = torch.stack(h_tape, 1), torch.stack(c_tape, 1)
-        s = (torch.tanh(H @ W_h.T + (x_t @ W_x.T + h_sum @ W_s.T)[:, None]) @ v).softmax(-1)
-        h_sum, c_sum = (s[:, :, None] * H).sum(1), (s[:, :, None] * C).sum(1)
-        i, f, o, g = (x_t @ W_ih.T + h_sum @ W_hh.T + b).chunk(4, dim=-1)
-        c = torch.sigmoid(f) * c_sum + torch.sigmoid(i) * torch.tanh(g)
-        h_tape.append(torch.sigmoid(o) * torch.tanh(c))
-        c_tape.append(c)
-        rows.append(torch.cat([s, s.new_zeros(N, T - t)], 1))
-    return torch.stack(h_tape[1:], 1), torch.stack(rows, 1)
-""",
-        # a preallocated tape of T + 1 zero entries, the softmax taken over all of them
-        """
-def lstmn_run(x, W_h, W_x, W_s, v, W_ih, W_hh, b):
-    N, T, _ = x.shape
-    E_h = W_hh.shape[1]
-    H, C = x.new_zeros(N, T + 1, E_h), x.new_zeros(N, T + 1, E_h)
-    h_sum, rows, outs = H[:, 0], [], []
-    for t in range(1, T + 1):
-        x_t = x[:, t - 1]
-        s = (torch.tanh(H @ W_h.T + (x_t @ W_x.T + h_sum @ W_s.T)[:, None]) @ v).softmax(-1)
-        h_sum, c_sum = (s[:, :, None] * H).sum(1), (s[:, :, None] * C).sum(1)
-        i, f, g, o = (x_t @ W_ih.T + h_sum @ W_hh.T + b).chunk(4, dim=-1)
-        c = torch.sigmoid(f) * c_sum + torch.sigmoid(i) * torch.tanh(g)
-        h = torch.sigmoid(o) * torch.tanh(c)
-        H, C = H.clone(), C.clone()
-        H[:, t], C[:, t] = h, c
-        outs.append(h)
-        rows.append(s[:, :T])
-    return torch.stack(outs, 1), torch.stack(rows, 1)
+def intra_read_backward(tape_h, query, W_h, v, grad_read):
+    u = torch.tanh(tape_h @ W_h.T + query[:, None])
+    s = (u @ v).softmax(dim=-1)
+    grad_s = tape_h @ grad_read[:, :, None]
+    grad_a = s[:, :, None] * (grad_s - (s[:, :, None] * grad_s).sum(dim=0, keepdim=True))
+    grad_z = grad_a * v * (1 - u**2)
+    grad_W_h = (grad_z.transpose(1, 2) @ tape_h).sum(dim=0)
+    grad_tape = s[:, :, None] * grad_read[:, None] + grad_z @ W_h
+    return grad_tape, grad_z.sum(dim=1), grad_W_h, (grad_a * u).sum(dim=(0, 1))
 """,
     ],
 }
 
 DELEGATING = {
-    "lstmn_run": """
-def lstmn_run(x, W_h, W_x, W_s, v, W_ih, W_hh, b):
+    "intra_read_backward": """
+def intra_read_backward(tape_h, query, W_h, v, grad_read):
+    leaves = [t.detach().requires_grad_(True) for t in (tape_h, query, W_h, v)]
+    H, q, W, w = leaves
+    with torch.enable_grad():
+        s = (torch.tanh(H @ W.T + q[:, None]) @ w).softmax(dim=-1)
+        ((s[:, :, None] * H).sum(dim=1) * grad_read).sum().backward()
+    return tuple(t.grad for t in leaves)
+""",
+    "score_count": """
+def score_count(T):
     from seqlab.lstmn import LSTMN
 
-    net = LSTMN(x.shape[-1], W_hh.shape[1], W_h.shape[0])
+    with torch.no_grad():
+        _, _, weights = LSTMN(1, 1)(torch.zeros(1, T, 1))
+    return int((weights > 0).sum())
+""",
+}
+
+# Plausible wrong answers written to measure the tests before they were strengthened (make
+# mutation --wrong-new): the kinds students get past weak tests. The hidden tests reject every
+# one, and the public ones every one that does not just delegate to a forbidden function.
+WRONG_NEW = {
+    "intra_attention": [
+        # .squeeze() of the (N, t, 1) scores: a batch of one loses its batch axis, and t = 1 its
+        # entry axis (the softmax then runs over the batch)
+        """
+def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
+    query = x_t @ W_x.T + h_prev_summary @ W_s.T
+    scores = (torch.tanh(tape_h @ W_h.T + query.unsqueeze(1)) @ v.unsqueeze(-1)).squeeze()
+    return scores.softmax(dim=-1)
+""",
+        # the scores in float64 for a stable softmax: a float64 result from float32 inputs
+        """
+def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
+    query = x_t.double() @ W_x.double().T + h_prev_summary.double() @ W_s.double().T
+    scores = torch.tanh(tape_h.double() @ W_h.double().T + query.unsqueeze(1)) @ v.double()
+    return scores.softmax(dim=-1)
+""",
+        # the query computed under no_grad: no gradient reaches x_t, h~_{t-1}, W_x and W_s
+        """
+def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
+    with torch.no_grad():
+        query = x_t @ W_x.T + h_prev_summary @ W_s.T
+    scores = torch.tanh(tape_h @ W_h.T + query.unsqueeze(1)) @ v
+    return scores.softmax(dim=-1)
+""",
+        # the package's LSTMN scorer with the weights copied in: delegation
+        """
+def intra_attention(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
+    from seqlab.lstmn import LSTMN
+    net = LSTMN(W_x.shape[1], W_h.shape[1], W_h.shape[0]).to(tape_h.dtype)
     with torch.no_grad():
         net.attn_h.weight.copy_(W_h)
         net.attn_x.weight.copy_(W_x)
         net.attn_x.bias.zero_()
         net.attn_s.weight.copy_(W_s)
         net.attn_v.weight.copy_(v[None])
-        net.weight_ih.copy_(W_ih)
-        net.weight_hh.copy_(W_hh)
-        net.bias_ih.copy_(b)
-        net.bias_hh.zero_()
-    out, _, weights = net(x)
-    return out, weights
+    keys = list((tape_h @ W_h.T).unbind(1))
+    return net._weights(x_t @ W_x.T, h_prev_summary, keys, "learned")
 """,
+    ],
+    "tape_summary": [
+        # renormalises the caller's weights in place, to be safe
+        """
+def tape_summary(weights, tape):
+    weights /= weights.sum(dim=-1, keepdim=True)
+    return (weights.unsqueeze(-1) * tape).sum(dim=1)
+""",
+        # a batched product then .squeeze(): breaks at N = 1 or E = 1
+        """
+def tape_summary(weights, tape):
+    return torch.bmm(weights.unsqueeze(1), tape).squeeze()
+""",
+        # the weights detached ("they only choose"): no gradient reaches the attention
+        """
+def tape_summary(weights, tape):
+    return (weights.detach().unsqueeze(-1) * tape).sum(dim=1)
+""",
+        # in float64 for precision: a float64 result from float32 inputs
+        """
+def tape_summary(weights, tape):
+    return torch.einsum("nt,nte->ne", weights.double(), tape.double())
+""",
+    ],
+    "score_count": [
+        # a float: T (T + 1) / 2
+        """
+def score_count(T):
+    return T * (T + 1) / 2
+""",
+        # counted on a lower triangle of ones: a 0-dimensional float tensor
+        """
+def score_count(T):
+    return torch.ones(T, T).tril().sum()
+""",
+        # entries 1 .. t-1 only, as if entry 0 (the initial state) were not read: one per step less
+        """
+def score_count(T):
+    return T * (T - 1) // 2
+""",
+    ],
 }
+
+_READ_BACKWARD = """
+def intra_read_backward(tape_h, query, W_h, v, grad_read):
+    u = torch.tanh(tape_h @ W_h.T + query[:, None])
+    s = (u @ v).softmax(dim=-1)
+    grad_s = tape_h @ grad_read[:, :, None]
+    grad_a = GRAD_A
+    grad_v = GRAD_V
+    grad_z = GRAD_Z
+    grad_query = grad_z.sum(dim=1)
+    grad_W_h = GRAD_W_H
+    grad_tape = GRAD_TAPE
+    return grad_tape, grad_query, grad_W_h, grad_v
+"""
+_RIGHT = {
+    "GRAD_A": "s[:, :, None] * (grad_s - (s[:, :, None] * grad_s).sum(dim=1, keepdim=True))",
+    "GRAD_V": "(grad_a * u).sum(dim=(0, 1))",
+    "GRAD_Z": "grad_a * v * (1 - u**2)",
+    "GRAD_W_H": "(grad_z.transpose(1, 2) @ tape_h).sum(dim=0)",
+    "GRAD_TAPE": "s[:, :, None] * grad_read[:, None] + grad_z @ W_h",
+}
+
+
+def _read_backward(**changes):
+    """The stretch question's answer with one piece changed."""
+    source = _READ_BACKWARD
+    for key, value in {**_RIGHT, **changes}.items():
+        source = source.replace(key, value)
+    return source
+
+
+WRONG_NEW["intra_read_backward"] = [
+    # h_i as a value only: the path through its own score forgotten
+    _read_backward(GRAD_TAPE="s[:, :, None] * grad_read[:, None]"),
+    # h_i as a key only: the value path forgotten
+    _read_backward(GRAD_TAPE="grad_z @ W_h"),
+    # the softmax's Jacobian taken as diagonal: the - sum_k s_k g.h_k term missing
+    _read_backward(GRAD_A="s[:, :, None] * grad_s"),
+    # tanh's derivative forgotten
+    _read_backward(GRAD_Z="grad_a * v"),
+    # the shared v's gradient averaged over the batch instead of summed
+    _read_backward(GRAD_V="(grad_a * u).sum(dim=1).mean(dim=0)"),
+    # W_h's gradient with the factors the other way round: (E_h, A)
+    _read_backward(GRAD_W_H="(tape_h.transpose(1, 2) @ grad_z).sum(dim=0)"),
+    # autograd through the read: what the question forbids
+    """
+def intra_read_backward(tape_h, query, W_h, v, grad_read):
+    leaves = [t.detach().requires_grad_(True) for t in (tape_h, query, W_h, v)]
+    H, q, W, w = leaves
+    with torch.enable_grad():
+        s = (torch.tanh(H @ W.T + q[:, None]) @ w).softmax(dim=-1)
+        read = (s[:, :, None] * H).sum(dim=1)
+        return torch.autograd.grad(read, leaves, grad_read)
+""",
+]
