@@ -318,7 +318,10 @@ def beam_search_batch(step, N, k, max_len, bos, eos):
         # finished extensions take places in the beam: k extensions in all, not k live ones
         _search(
             "                    finished[n].append((tokens, flat[i].item()))\n",
-            "                    finished[n].append((tokens, flat[i].item()))\n                    live += 1\n                    if live == k:\n                        break\n",
+            "                    finished[n].append((tokens, flat[i].item()))\n"
+            "                    live += 1\n"
+            "                    if live == k:\n"
+            "                        break\n",
         ),
         # hypotheses alive at max_len dropped instead of finished there
         _search("if t == max_len or token == eos:", "if token == eos:"),
@@ -551,9 +554,7 @@ def sentence_bleu(hypothesis, reference):
             "finished[n].append((tokens, flat[i].float()))",
         ),
         # the final ranking by length-normalised score (alpha = 1) instead of the summed log-probs
-        _search(
-            "key=lambda pair: -pair[1]", "key=lambda pair: -pair[1] / len(pair[0])"
-        ),
+        _search("key=lambda pair: -pair[1]", "key=lambda pair: -pair[1] / len(pair[0])"),
         # tokens as a Python list
         _search(
             "torch.cat([prefixes[row, 1:], torch.tensor([token])])",
