@@ -175,37 +175,245 @@ def additive_attention(s, h, W, U, b, v, mask):
     return alpha @ h, alpha
 """,
     ],
+    "masked_softmax_backward": [
+        # the sum over the row forgotten: only the diagonal of the Jacobian
+        """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
+    alpha = e / e.sum(dim=-1, keepdim=True)
+    return alpha * grad_alpha
+""",
+        # the sign of the sum term flipped
+        """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
+    alpha = e / e.sum(dim=-1, keepdim=True)
+    return alpha * (grad_alpha + (alpha * grad_alpha).sum(dim=-1, keepdim=True))
+""",
+        # no maximum subtracted: exp overflows for scores of 1e4
+        """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    e = torch.exp(scores) * mask
+    alpha = e / e.sum(dim=-1, keepdim=True)
+    return alpha * (grad_alpha - (alpha * grad_alpha).sum(dim=-1, keepdim=True))
+""",
+    ],
 }
 
 DELEGATING = {
+    "masked_softmax_backward": """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    with torch.enable_grad():
+        e = scores.detach().clone().requires_grad_(True)
+        alpha = e.masked_fill(~mask, float("-inf")).softmax(dim=-1)
+        return torch.autograd.grad(alpha, e, grad_alpha)[0]
+""",
     "additive_attention": """
 def additive_attention(s, h, W, U, b, v, mask):
     from seqlab.attention import AttentionScore
 
-    score = AttentionScore("additive", W.shape[1], U.shape[1], W.shape[0]).to(s.dtype)
-    with torch.no_grad():
-        score.W.weight.copy_(W)
-        score.U.weight.copy_(U)
-        score.U.bias.copy_(b)
-        score.v.weight.copy_(v.unsqueeze(0))
-    scores = score(s, h, impl="fast")  # all keys at once: no loop for the public test to see
+    score = AttentionScore("additive", W.shape[1], U.shape[1], W.shape[0])
+    weights = {"W.weight": W, "U.weight": U, "U.bias": b, "v.weight": v.unsqueeze(0)}
+    scores = torch.func.functional_call(score, weights, (s, h), {"impl": "fast"})  # no loop
     alpha = scores.masked_fill(~mask.unsqueeze(1), float("-inf")).softmax(dim=-1)
     return alpha @ h, alpha
 """,
     "additive_scores": """
 def additive_scores(s, h, W, U, v):
     from seqlab.attention import AttentionScore
+
     score = AttentionScore("additive", W.shape[1], U.shape[1], W.shape[0])
-    with torch.no_grad():
-        score.W.weight.copy_(W)
-        score.U.weight.copy_(U)
-        score.U.bias.zero_()
-        score.v.weight.copy_(v.unsqueeze(0))
-    return score(s.unsqueeze(1), h)[:, 0]
+    weights = {"W.weight": W, "U.weight": U, "U.bias": torch.zeros_like(v), "v.weight": v.unsqueeze(0)}
+    return torch.func.functional_call(score, weights, (s.unsqueeze(1), h))[:, 0]
 """,
     "context_vector": """
 import seqlab.attention as A
 def context_vector(scores, h, mask):
     return (A.masked_softmax(scores, mask).unsqueeze(-1) * h).sum(dim=1)
 """,
+}
+
+# Plausible wrong answers written before the tests were strengthened, to measure them
+# (tests/test_exercises.py: each must fail a test case, and a public one unless it only delegates).
+WRONG_NEW = {
+    "additive_scores": [
+        # .squeeze() after the product with v: breaks at N = 1 or S = 1
+        """
+def additive_scores(s, h, W, U, v):
+    return (torch.tanh((s @ W.T).unsqueeze(1) + h @ U.T) @ v.unsqueeze(-1)).squeeze()
+""",
+        # computed under torch.no_grad(): no gradient reaches s, h, W, U or v
+        """
+def additive_scores(s, h, W, U, v):
+    with torch.no_grad():
+        return torch.tanh((s @ W.T).unsqueeze(1) + h @ U.T) @ v
+""",
+        # float64 scores from float32 inputs
+        """
+def additive_scores(s, h, W, U, v):
+    return torch.tanh((s @ W.T).unsqueeze(1) + h @ U.T).double() @ v.double()
+""",
+        # the caller's s reshaped in place
+        """
+def additive_scores(s, h, W, U, v):
+    s.unsqueeze_(1)
+    return torch.tanh(s @ W.T + h @ U.T) @ v
+""",
+    ],
+    "context_vector": [
+        # a finite fill: padding gets weight when the real scores are as low as the fill
+        """
+def context_vector(scores, h, mask):
+    alpha = scores.masked_fill(~mask, -1e4).softmax(dim=-1)
+    return (alpha.unsqueeze(-1) * h).sum(dim=1)
+""",
+        # the caller's h weighted in place
+        """
+def context_vector(scores, h, mask):
+    alpha = scores.masked_fill(~mask, float("-inf")).softmax(dim=-1)
+    return h.mul_(alpha.unsqueeze(-1)).sum(dim=1)
+""",
+        # .squeeze() of a batched product: breaks at N = 1 or E_h = 1
+        """
+def context_vector(scores, h, mask):
+    alpha = scores.masked_fill(~mask, float("-inf")).softmax(dim=-1)
+    return (alpha.unsqueeze(1) @ h).squeeze()
+""",
+        # a finite fill of -1e9
+        """
+def context_vector(scores, h, mask):
+    alpha = torch.where(mask, scores, torch.full_like(scores, -1e9)).softmax(dim=-1)
+    return (alpha.unsqueeze(-1) * h).sum(dim=1)
+""",
+    ],
+    "additive_parameters": [
+        # the count of the package's module (delegation)
+        """
+def additive_parameters(E_s, E_h, A):
+    from seqlab.attention import AttentionScore
+
+    return sum(p.numel() for p in AttentionScore("additive", E_s, E_h, A).parameters())
+""",
+        # the count of three nn.Linear layers (delegation)
+        """
+def additive_parameters(E_s, E_h, A):
+    layers = (torch.nn.Linear(E_s, A, bias=False), torch.nn.Linear(E_h, A), torch.nn.Linear(A, 1, bias=False))
+    return sum(p.numel() for layer in layers for p in layer.parameters())
+""",
+        # a 0-d tensor
+        """
+def additive_parameters(E_s, E_h, A):
+    return torch.tensor(A) * (E_s + E_h + 2)
+""",
+    ],
+    "max_weight": [
+        # computed in float32
+        """
+def max_weight(v, S):
+    return float(1 / (1 + (S - 1) * torch.exp(-2 * v.float().abs().sum())))
+""",
+        # the caller's v made positive in place
+        """
+def max_weight(v, S):
+    return 1.0 / (1.0 + (S - 1) * math.exp(-2 * v.abs_().sum().item()))
+""",
+        # |sum v| instead of sum |v|
+        """
+def max_weight(v, S):
+    return 1.0 / (1.0 + (S - 1) * math.exp(-2 * abs(v.sum().item())))
+""",
+    ],
+    "additive_attention": [
+        # W s computed for every (step, position) pair, not once per step
+        """
+def additive_attention(s, h, W, U, b, v, mask):
+    N, L, S = s.shape[0], s.shape[1], h.shape[1]
+    pairs = s.unsqueeze(2).expand(N, L, S, s.shape[-1])  # (N, L, S, E_s)
+    hidden = torch.tanh(pairs @ W.T + (h @ U.T + b).unsqueeze(1))
+    alpha = (hidden @ v).masked_fill(~mask.unsqueeze(1), float("-inf")).softmax(dim=-1)
+    return alpha @ h, alpha
+""",
+        # a finite fill of -1e9
+        """
+def additive_attention(s, h, W, U, b, v, mask):
+    hidden = torch.tanh((s @ W.T).unsqueeze(2) + (h @ U.T + b).unsqueeze(1))
+    alpha = (hidden @ v).masked_fill(~mask.unsqueeze(1), -1e9).softmax(dim=-1)
+    return alpha @ h, alpha
+""",
+        # .squeeze() of the scores: breaks at N, L or S = 1
+        """
+def additive_attention(s, h, W, U, b, v, mask):
+    hidden = torch.tanh((s @ W.T).unsqueeze(2) + (h @ U.T + b).unsqueeze(1))
+    scores = (hidden @ v.unsqueeze(-1)).squeeze()
+    alpha = scores.masked_fill(~mask.unsqueeze(1), float("-inf")).softmax(dim=-1)
+    return alpha @ h, alpha
+""",
+        # the scores detached: no gradient reaches W, U, b or v
+        """
+def additive_attention(s, h, W, U, b, v, mask):
+    hidden = torch.tanh((s @ W.T).unsqueeze(2) + (h @ U.T + b).unsqueeze(1))
+    alpha = (hidden @ v).detach().masked_fill(~mask.unsqueeze(1), float("-inf")).softmax(dim=-1)
+    return alpha @ h, alpha
+""",
+        # float64 results from float32 inputs
+        """
+def additive_attention(s, h, W, U, b, v, mask):
+    hidden = torch.tanh((s @ W.T).unsqueeze(2) + (h @ U.T + b).unsqueeze(1)).double()
+    alpha = (hidden @ v.double()).masked_fill(~mask.unsqueeze(1), float("-inf")).softmax(dim=-1)
+    return alpha @ h.double(), alpha
+""",
+    ],
+    "masked_softmax_backward": [
+        # the caller's grad_alpha multiplied in place
+        """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
+    alpha = e / e.sum(dim=-1, keepdim=True)
+    weighted = (alpha * grad_alpha).sum(dim=-1, keepdim=True)
+    return grad_alpha.sub_(weighted).mul_(alpha)
+""",
+        # the maximum taken over the padding too: real weights underflow to 0 / 0
+        """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True)).masked_fill(~mask, 0.0)
+    alpha = e / e.sum(dim=-1, keepdim=True)
+    return alpha * (grad_alpha - (alpha * grad_alpha).sum(dim=-1, keepdim=True))
+""",
+        # a finite fill of -1e4 instead of masking
+        """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    filled = scores.masked_fill(~mask, -1e4)
+    e = torch.exp(filled - filled.amax(dim=-1, keepdim=True))
+    alpha = e / e.sum(dim=-1, keepdim=True)
+    return alpha * (grad_alpha - (alpha * grad_alpha).sum(dim=-1, keepdim=True))
+""",
+        # .squeeze() of the row sums: (N,) against (N, S)
+        """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
+    alpha = e / e.sum(dim=-1, keepdim=True)
+    return alpha * (grad_alpha - (alpha * grad_alpha).sum(dim=-1, keepdim=True).squeeze())
+""",
+        # autograd through a softmax (forbidden delegation)
+        """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    with torch.enable_grad():
+        e = scores.detach().clone().requires_grad_(True)
+        alpha = e.masked_fill(~mask, float("-inf")).softmax(dim=-1)
+        return torch.autograd.grad(alpha, e, grad_alpha)[0]
+""",
+        # float64 from float32 inputs
+        """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    scores, grad_alpha = scores.double(), grad_alpha.double()
+    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
+    alpha = e / e.sum(dim=-1, keepdim=True)
+    return alpha * (grad_alpha - (alpha * grad_alpha).sum(dim=-1, keepdim=True))
+""",
+    ],
 }
