@@ -104,6 +104,15 @@ def scale_to_spectral_radius(W, rho):
 def scale_to_spectral_radius(W, rho):
     return W.mul_(rho / torch.linalg.eigvals(W).abs().max())
 """,
+        # eigenvalues in W's own dtype, not in float64 as the question asks: a float32 W that is
+        # nilpotent in exact arithmetic gets exact zeros and raises where the question rescales
+        """
+def scale_to_spectral_radius(W, rho):
+    radius = torch.linalg.eigvals(W).abs().max().item()
+    if radius == 0:
+        raise ValueError("W is nilpotent")
+    return W * (rho / radius)
+""",
     ],
     "steps_below": [
         # ceil of the logarithm: one step short when the threshold is an exact power of the rate
