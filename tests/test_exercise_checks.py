@@ -270,3 +270,26 @@ def test_harness_judges_a_question_with_many_right_answers():
     question.check(lambda n: 3 * n, {}, public=False)
     with pytest.raises(AssertionError, match="not a multiple"):
         question.check(lambda n: n + 1, {}, public=True)
+
+
+def test_harness_value_only_edges_skip_the_gradient_comparison_there_only():
+    from seqlab.exercises import Question
+
+    def answer(x):  # right values everywhere, a wrong gradient on large inputs only
+        return 2 * x if x.abs().max() < 1e3 else (2 * x).detach() + 0 * x
+
+    def make(value_only):
+        return Question(
+            "double",
+            oracle=lambda x: 2 * x,
+            draw=lambda d: (d.randn(3, 2),),
+            edges={"large": lambda: (torch.full((2, 3), 1e5),)},
+            grad=(0,),
+            value_only=value_only,
+        )
+
+    make(("large",)).check(answer, {}, public=True)
+    with pytest.raises(AssertionError, match="gradient"):
+        make(()).check(answer, {}, public=True)
+    with pytest.raises(AssertionError, match="wrong at"):  # values are still compared there
+        make(("large",)).check(lambda x: torch.where(x.abs() < 1e3, 2 * x, -2 * x), {}, public=True)

@@ -197,6 +197,9 @@ class Question:
     - ``draws``: how many draws the public and the hidden test run;
     - ``tolerance``: a factor on the default tolerances (:data:`TOLERANCE`);
     - ``new_tensors``: the result must not share memory with an input (a new tensor, not a view);
+    - ``value_only``: names of edge cases whose gradients are not compared, only their values: a
+      case built to overflow (scores of 1e10 through a saturated softmax) has gradients that
+      rounding decides, and PyTorch versions round them differently;
     - ``judge(result, arguments, where)``: for a question with many right answers (``oracle`` None,
       the draws return the arguments only), raises ``AssertionError`` when ``result`` is wrong.
     """
@@ -211,6 +214,7 @@ class Question:
     draws: tuple[int, int] = (5, 30)
     tolerance: float = 1.0
     new_tensors: bool = False
+    value_only: tuple[str, ...] = ()
     arg_names: tuple[str, ...] | None = None
     judge: Callable | None = None
 
@@ -259,7 +263,8 @@ class Question:
             args = make()
             names = self._names(len(args))
             where = f"{self.name}({describe(args, names)}) [{label}]"
-            if self._check_values(answer, make, names, where, label, public) and self.grad:
+            compare_gradients = self.grad and label not in {f"edge case '{e}'" for e in self.value_only}
+            if self._check_values(answer, make, names, where, label, public) and compare_gradients:
                 self._check_gradients(answer, make, names, where)
 
     def _want(self, label: str, public: bool):
