@@ -542,5 +542,20 @@ def chunked_attention(q, k, v, mask, chunk):
         top = new_top
     return acc / torch.where(total > 0, total, 1.0)
 """,
+        # one query at a time against all S keys: no online softmax, chunk never read
+        """
+def chunked_attention(q, k, v, mask, chunk):
+    N, L, D = q.shape
+    outs = []
+    for i in range(L):
+        s = (q[:, i : i + 1] @ k.transpose(1, 2))[:, 0] / math.sqrt(D)
+        s = s.masked_fill(~mask[:, i], float("-inf"))
+        m = s.max(-1, keepdim=True).values.detach()
+        m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
+        p = torch.exp(s - m)
+        total = p.sum(-1, keepdim=True)
+        outs.append((p[:, None] @ v)[:, 0] / torch.where(total > 0, total, torch.ones_like(total)))
+    return torch.stack(outs, 1)
+""",
     ],
 }
