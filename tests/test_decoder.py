@@ -207,7 +207,8 @@ def _names(i_layers: int, tie: bool) -> dict:
 
 def _gaps(hf, ours, config, tokens, chunks=None):
     """Max |difference| of the logits and of every parameter's gradient of a cross-entropy, ours
-    against Hugging Face's; with ``chunks`` both are fed in pieces through their KV caches."""
+    against Hugging Face's, and the largest |logit| and |gradient| of Hugging Face's; with
+    ``chunks`` both are fed in pieces through their KV caches."""
     transformers = _transformers()
     target = tokens.roll(-1, 1)
     if chunks is None:
@@ -231,9 +232,10 @@ def _gaps(hf, ours, config, tokens, chunks=None):
         F.cross_entropy(logits.flatten(0, 1), target.flatten()).backward()
     grads = dict(ours.named_parameters())
     names = _names(config.num_hidden_layers, config.tie_word_embeddings)
-    grad_gap = max((p.grad - grads[names[n]].grad).abs().max().item() for n, p in hf.named_parameters())
     assert {names[n] for n, _ in hf.named_parameters()} == set(grads)  # every parameter compared
-    return (mine - theirs).abs().max().item(), grad_gap
+    grad_gap = max((p.grad - grads[names[n]].grad).abs().max().item() for n, p in hf.named_parameters())
+    grad_scale = max(p.grad.abs().max().item() for p in hf.parameters())
+    return (mine - theirs).abs().max().item(), grad_gap, theirs.abs().max().item(), grad_scale
 
 
 def _float64_rms_norm(self, x):
@@ -257,22 +259,25 @@ def test_decoder_equals_hugging_face_llama_in_float64(tie, chunks, monkeypatch):
     hf, config = _llama(tie)
     ours = Decoder.from_llama(hf)
     assert ours.config.tie == tie and ours.config.n_kv_heads == 2 and ours.config.bias is False
-    logit_gap, grad_gap = _gaps(hf, ours, config, torch.randint(0, V, (3, CTX)), chunks)
-    assert logit_gap < 1e-12 and grad_gap < 1e-11, (logit_gap, grad_gap)
+    logit_gap, grad_gap, _, _ = _gaps(hf, ours, config, torch.randint(0, V, (3, CTX)), chunks)
+    assert logit_gap < 1e-12 and grad_gap < 1e-12, (logit_gap, grad_gap)
 
 
-@pytest.mark.parametrize("dtype, tol", [(torch.float64, 1e-5), (torch.float32, 1e-5)])
-def test_decoder_equals_hugging_face_llama_as_shipped(dtype, tol):
-    """Llama's code as it is: in float64 its RMSNorm rounds each input to float32 (a relative
-    2^-24 ~ 6e-8 per norm, ~5e-7 in these logits of size ~10), so it agrees with the float64 Decoder to
-    float32's precision only; in float32 both models compute in float32."""
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_decoder_equals_hugging_face_llama_as_shipped(dtype):
+    """Llama's code as it is. In float64 its RMSNorm rounds each input to float32, so it agrees with
+    the float64 Decoder to float32's precision only: each rounding is a relative 2^-24 ~ 6e-8, and
+    the models differ by about 1e-6 of the largest logit (and gradient); the bar is 1e-5 of it. In
+    float32 both models compute in float32, and differ by as much."""
     hf, config = _llama(tie=False, dtype=dtype)
     ours = Decoder.from_llama(hf)
     for chunks in CHUNKS:
-        logit_gap, grad_gap = _gaps(hf, ours, config, torch.randint(0, V, (3, CTX)), chunks)
-        assert logit_gap < tol and grad_gap < tol, (dtype, chunks, logit_gap, grad_gap)
-    if dtype == torch.float64:
-        assert logit_gap > 1e-12  # the float32 rounding is really there
+        logit_gap, grad_gap, logit_scale, grad_scale = _gaps(
+            hf, ours, config, torch.randint(0, V, (3, CTX)), chunks
+        )
+        assert logit_gap < 1e-5 * logit_scale and grad_gap < 1e-5 * grad_scale, (chunks, logit_gap, grad_gap)
+        if dtype == torch.float64:
+            assert logit_gap > 1e-12  # the float32 rounding is really there
 
 
 def test_from_llama_refuses_what_it_cannot_copy():
