@@ -85,10 +85,11 @@ def report(results: list[dict]) -> tuple[str, bool]:
 
 
 def grid_record(results: list[dict], chapter: str) -> dict | None:
-    """One chapter's grid as it is stored with the package: every run's seed, kernel and claims
-    (name, value, bar, op, n); None if a run of that chapter failed or there is none."""
+    """One chapter's grid as it is stored with the package: every run's seed, kernel, the claims it
+    logged (name, value, bar, op, n) and its error (None, or the failed cell's error: such a run
+    holds the claims logged before it); None if the chapter has no run."""
     runs = [r for r in results if r["chapter"] == chapter]
-    if not runs or any(r["error"] for r in runs):
+    if not runs:
         return None
     keep = ("name", "value", "bar", "op", "n")
     return {
@@ -100,6 +101,7 @@ def grid_record(results: list[dict], chapter: str) -> dict | None:
                 "seed": r["seed"],
                 "kernel": r["kernel"],
                 "claims": [{k: c[k] for k in keep} for c in r["claims"]],
+                "error": r["error"],
             }
             for r in sorted(runs, key=lambda r: (r["seed"], r["kernel"]))
         ],
