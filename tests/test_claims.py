@@ -68,3 +68,15 @@ def test_the_seed_offset_moves_every_seed(monkeypatch):
     monkeypatch.setenv("SEQLAB_SEED_OFFSET", "two")
     with pytest.raises(ValueError, match="SEQLAB_SEED_OFFSET must be an integer, got 'two'"):
         seed_everything(0)
+
+
+def test_a_stored_grid_is_read_and_a_missing_one_named():
+    with pytest.raises(ValueError, match="chapter must be"):
+        claims.grid("../x")
+    with pytest.raises(FileNotFoundError, match="make robustness CHAPTERS=no_such_chapter"):
+        claims.grid("no_such_chapter")
+    grid = claims.grid("language_models")
+    assert grid["chapter"] == "language_models" and grid["runs"]
+    for run in grid["runs"]:
+        assert run["kernel"] in grid["kernels"] and run["seed"] in grid["seeds"]
+        assert {"name", "value", "bar", "op", "n"} <= set(run["claims"][0])

@@ -32,3 +32,15 @@ def test_a_missed_claim_or_a_failed_run_fails_the_report():
 def test_the_kernels_offered_start_with_the_plainest():
     offered = robustness.kernels()
     assert offered[0] == "default" and set(offered) <= {"default", "avx2", "avx512"}
+
+
+def test_a_chapters_grid_keeps_every_run_with_its_claims_and_error():
+    runs = [_run("luong", 1, "avx2", 0.995), _run("luong", 0, "default", 0.993), _run("lstm", 0, "avx2", 0.9)]
+    record = robustness.grid_record(runs, "luong")
+    assert record["seeds"] == [0, 1] and record["kernels"] == ["default", "avx2"]
+    assert [(r["seed"], r["kernel"]) for r in record["runs"]] == [(0, "default"), (1, "avx2")]
+    claim = {"name": "em", "value": 0.993, "bar": 0.99, "op": ">=", "n": 1012}
+    assert record["runs"][0]["claims"] == [claim] and record["runs"][0]["error"] is None
+    failed = robustness.grid_record(runs + [_run("luong", 2, "avx2", 0.99, error="x")], "luong")
+    assert failed["runs"][-1]["error"] == "x" and failed["seeds"] == [0, 1, 2]
+    assert robustness.grid_record(runs, "bahdanau") is None

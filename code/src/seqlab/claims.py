@@ -10,6 +10,10 @@ makes about a trained model. Where it stops depends on who runs it:
   for the robustness report (``make robustness``), and never stops.
 
 ``SEQLAB_SEED_OFFSET`` (read by ``seqlab.device.seed_everything``) reruns a chapter with other seeds.
+
+``grid(chapter)`` reads a chapter's claims over that grid of seeds and CPU kernels, as
+``make robustness`` stores it with the package (``seqlab/grids/<chapter>.json``), so that a page
+can show the spread it states.
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import warnings
+from importlib import resources
 
-__all__ = ["ClaimWarning", "at_least", "at_most"]
+__all__ = ["ClaimWarning", "at_least", "at_most", "grid"]
 
 
 class ClaimWarning(UserWarning):
@@ -38,6 +44,20 @@ def at_least(name: str, value: float, bar: float, what: str, n: int | None = Non
 def at_most(name: str, value: float, bar: float, what: str, n: int | None = None) -> float:
     """Check ``value <= bar``; otherwise as ``at_least``."""
     return _check(name, value, bar, what, "<=", n)
+
+
+def grid(chapter: str) -> dict:
+    """A chapter's claims over the grid of ``make robustness`` (seed offsets x CPU kernels, the
+    ``ATEN_CPU_CAPABILITY`` code paths ``default``, ``avx2``, ``avx512``), as stored with the package:
+    ``{"chapter", "seeds", "kernels", "runs": [{"seed", "kernel", "claims": [{"name", "value", "bar",
+    "op", "n"}, ...]}, ...]}``. Raises ValueError for a name that is not a chapter's, and
+    FileNotFoundError where no grid is stored for it."""
+    if not isinstance(chapter, str) or not re.fullmatch(r"[a-z0-9_]+", chapter):
+        raise ValueError(f"chapter must be a chapter's name (a-z, 0-9, _), got {chapter!r}")
+    path = resources.files("seqlab") / "grids" / f"{chapter}.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"no grid stored for {chapter!r}: run `make robustness CHAPTERS={chapter}`")
+    return json.loads(path.read_text())
 
 
 def _check(name, value, bar, what, op, n):

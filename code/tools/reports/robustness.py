@@ -16,6 +16,8 @@ from pathlib import Path
 from tools.course import ROOT, chapters, execute
 
 OUT = ROOT / "_build" / "robustness"
+# each chapter's grid, kept with the package so that a page can show it (seqlab.claims.grid)
+GRIDS = ROOT / "code" / "src" / "seqlab" / "grids"
 
 
 def kernels() -> list[str]:
@@ -82,6 +84,30 @@ def report(results: list[dict]) -> tuple[str, bool]:
     return "\n".join(lines), all_held and not errors
 
 
+def grid_record(results: list[dict], chapter: str) -> dict | None:
+    """One chapter's grid as it is stored with the package: every run's seed, kernel, the claims it
+    logged (name, value, bar, op, n) and its error (None, or the failed cell's error: such a run
+    holds the claims logged before it); None if the chapter has no run."""
+    runs = [r for r in results if r["chapter"] == chapter]
+    if not runs:
+        return None
+    keep = ("name", "value", "bar", "op", "n")
+    return {
+        "chapter": chapter,
+        "seeds": sorted({r["seed"] for r in runs}),
+        "kernels": [k for k in ("default", "avx2", "avx512") if any(r["kernel"] == k for r in runs)],
+        "runs": [
+            {
+                "seed": r["seed"],
+                "kernel": r["kernel"],
+                "claims": [{k: c[k] for k in keep} for c in r["claims"]],
+                "error": r["error"],
+            }
+            for r in sorted(runs, key=lambda r: (r["seed"], r["kernel"]))
+        ],
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chapters", nargs="*", help="chapter names (default: every chapter)")
@@ -109,6 +135,10 @@ def main() -> int:
         results = list(pool.map(one, grid))
     table, ok = report(results)
     (OUT / "report.md").write_text(table + "\n")
+    GRIDS.mkdir(exist_ok=True)
+    for notebook in notebooks:
+        if record := grid_record(results, notebook.stem):
+            (GRIDS / f"{notebook.stem}.json").write_text(json.dumps(record, indent=1) + "\n")
     print(table)
     return 0 if ok else 1
 
