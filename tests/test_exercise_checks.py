@@ -224,7 +224,7 @@ def test_harness_messages_never_show_the_expected_values():
     assert "is not right" in str(error.value)
 
 
-def test_harness_hidden_cases_forbid_delegation_and_check_new_tensors():
+def test_harness_public_and_hidden_cases_forbid_delegation_and_check_new_tensors():
     from seqlab.exercises import DelegationError, Question
 
     question = Question(
@@ -236,9 +236,10 @@ def test_harness_hidden_cases_forbid_delegation_and_check_new_tensors():
     import seqlab.masks
 
     delegating = lambda T: seqlab.masks.causal_mask(T)  # noqa: E731
-    question.check(delegating, {}, public=True)  # the public test does not forbid
-    with pytest.raises(DelegationError, match="seqlab.masks.causal_mask"):
-        question.check(delegating, {}, public=False)
+    # the ban is in the question's text: the public test names the forbidden call already
+    for public in (True, False):
+        with pytest.raises(DelegationError, match="your answer called seqlab.masks.causal_mask"):
+            question.check(delegating, {}, public=public)
     # an answer that is the forbidden function itself, or a partial of it, is caught too
     import functools
 
@@ -246,7 +247,8 @@ def test_harness_hidden_cases_forbid_delegation_and_check_new_tensors():
         question.check(seqlab.masks.causal_mask, {}, public=False)
     with pytest.raises(DelegationError, match="your answer is seqlab.masks.causal_mask"):
         question.check(functools.partial(seqlab.masks.causal_mask), {}, public=False)
-    question.check(seqlab.masks.causal_mask, {}, public=True)
+    with pytest.raises(DelegationError, match="your answer is seqlab.masks.causal_mask"):
+        question.check(seqlab.masks.causal_mask, {}, public=True)
     fresh = Question(
         "copy",
         oracle=lambda x: x.clone(),
@@ -293,3 +295,74 @@ def test_harness_value_only_edges_skip_the_gradient_comparison_there_only():
         make(()).check(answer, {}, public=True)
     with pytest.raises(AssertionError, match="wrong at"):  # values are still compared there
         make(("large",)).check(lambda x: torch.where(x.abs() < 1e3, 2 * x, -2 * x), {}, public=True)
+
+
+def test_a_forbidden_module_class_is_forbidden_through_its_bases():
+    """nn.LSTM forbidden: building it as nn.RNNBase("LSTM", ...) is caught (a base class that
+    implements it), while nn.GRU, another subclass of that base, still works."""
+    from seqlab.exercises import DelegationError, Question
+
+    question = Question(
+        "count",
+        oracle=lambda E: 4 * (2 * E * E + 2 * E),
+        draw=lambda d: (d.integer(1, 5),),
+        forbidden=("torch.nn.LSTM",),
+    )
+    question.check(lambda E: 4 * (2 * E * E + 2 * E), {}, public=True)
+    with pytest.raises(DelegationError, match="RNNBase"):
+        question.check(lambda E: sum(p.numel() for p in torch.nn.RNNBase("LSTM", E, E).parameters()), {})
+    with pytest.raises(DelegationError, match="torch.nn.LSTM"):
+        question.check(lambda E: sum(p.numel() for p in torch.nn.LSTM(E, E).parameters()), {})
+    gru = lambda E: 4 * sum(p.numel() for p in torch.nn.GRU(E, E).parameters()) // 3  # noqa: E731
+    question.check(gru, {}, public=True)
+
+
+def test_harness_catches_a_write_into_grad():
+    """grad_untouched: neither a leaf behind the arguments nor an argument itself (backward with
+    inputs=) may get a .grad from the answer."""
+    from seqlab.exercises import Question
+
+    def draw(d):
+        x = d.randn(3).requires_grad_(True)
+        return (2 * x,)
+
+    question = Question(
+        "g", oracle=lambda y: torch.autograd.grad(y.sum(), y)[0], draw=draw, grad_untouched=True
+    )
+    question.check(lambda y: torch.autograd.grad(y.sum(), y)[0], {}, public=True)
+
+    def through_backward(y):
+        y.retain_grad()
+        y.sum().backward(retain_graph=True)
+        return y.grad.clone()
+
+    def through_inputs(y):
+        y.sum().backward(inputs=[y], retain_graph=True)
+        return y.grad.clone()
+
+    for answer in (through_backward, through_inputs):
+        with pytest.raises(AssertionError, match=r"wrote into the \.grad"):
+            question.check(answer, {}, public=True)
+
+
+def test_questions_declared_as_code_need_no_public_cell_and_hide_their_hidden_cases():
+    """check("name", answer) finds the declaration in seqlab.exercises.questions; the hidden cases
+    come from seqlab_hidden, never from the package's declarations."""
+    from seqlab.exercises import Question, check
+    from seqlab.exercises.harness import _declared
+
+    declared = _declared()
+    assert {"rnn_forward", "lstm_cell_step"} <= set(declared)
+    for chapter, question in declared.values():
+        assert not question.hidden_edges, f"{question.name}: hidden edge cases in the package ({chapter})"
+    hidden = Question.named("clip_by_global_norm").with_hidden()
+    assert "float64 gradients near 1e200" in hidden.hidden_edges
+
+    def steps_below(rate, threshold):  # a logarithm with a fudge term: right on the public cases
+        import math
+
+        return math.floor(math.log(threshold) / math.log(rate) + 1e-9) + 1
+
+    check("steps_below", steps_below)
+    with pytest.raises(AssertionError, match="a power of the rate"):
+        check("steps_below", steps_below, hidden=True)

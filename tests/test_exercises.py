@@ -17,7 +17,7 @@ import torch
 from otter.test_files import OKTestFile
 
 from tools.checks import leak_check
-from tools.course import chapters, write
+from tools.course import ROOT, chapters, write
 from tools.grading import grade
 from tools.otter_format import fill as _fill
 from tools.otter_format import has_exercises, questions
@@ -34,6 +34,9 @@ DELEGATING = {ch: answers.DELEGATING for ch, answers in ANSWERS.items()}
 # Plausible wrong answers written to measure the tests before they were strengthened (WRONG_NEW):
 # each must now fail a test case, and a public one unless it only delegates.
 WRONG_NEW = {ch: getattr(answers, "WRONG_NEW", {}) for ch, answers in ANSWERS.items()}
+# Wrong answers that only the hidden test can tell (the public one may accept them): each must
+# fail a hidden test case, and so earn nothing (docs/instructors.md, "Scoring").
+WRONG_HIDDEN = {ch: getattr(answers, "WRONG_HIDDEN", {}) for ch, answers in ANSWERS.items()}
 
 
 def _source(cell):
@@ -158,23 +161,77 @@ def test_each_test_case_passes_the_reference_and_rejects_a_wrong_answer(notebook
 
 
 @pytest.mark.parametrize("notebook", EXERCISE_CHAPTERS, ids=lambda p: p.stem)
-def test_hidden_tests_reject_an_answer_that_delegates(notebook, dist, tmp_path):
-    """A delegating answer passes the public tests and fails a hidden one, with the reason."""
+def test_public_and_hidden_tests_reject_an_answer_that_delegates(notebook, dist, tmp_path):
+    """A delegating answer fails the public test, which names the forbidden call in plain words
+    (the ban is in the question's text), and the hidden one (where the points are)."""
     setup = _setup_source(notebook)
     for question, answer in DELEGATING.get(notebook.stem, {}).items():
         test_path = _test_file(dist, notebook.stem, question, tmp_path)
-        results = _run_cases(test_path, setup, answer)
-        assert all(passed for _, hidden, passed in results if not hidden), (question, results)
-        assert not all(passed for _, hidden, passed in results if hidden), (
-            f"{question}: delegation not caught"
-        )
         test = OKTestFile.from_file(str(test_path))
         env = {}
         exec(setup, env)
         exec(answer, env)
         test.run(env)
-        messages = [r.message for r in test.test_case_results if not r.passed]
-        assert any("DelegationError" in m for m in messages), (question, messages)
+        results = list(zip(test.test_cases, test.test_case_results))
+        for hidden in (False, True):
+            failed = [r.message for case, r in results if case.hidden == hidden and not r.passed]
+            assert failed, f"{question}: delegation not caught by the {'hidden' if hidden else 'public'} test"
+            assert any("DelegationError" in m and "this question asks you to write it yourself" in m
+                       for m in failed), (question, failed)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "notebook", [nb for nb in EXERCISE_CHAPTERS if WRONG_HIDDEN[nb.stem]], ids=lambda p: p.stem
+)
+def test_wrong_answers_only_the_hidden_test_can_tell_fail_it(notebook, dist, tmp_path):
+    setup = _setup_source(notebook)
+    for question, answers in WRONG_HIDDEN[notebook.stem].items():
+        test_path = _test_file(dist, notebook.stem, question, tmp_path)
+        for i, wrong in enumerate(answers):
+            results = _run_cases(test_path, setup, wrong)
+            assert not all(passed for _, hidden, passed in results if hidden), (
+                f"{question}: WRONG_HIDDEN[{i}]"
+            )
+
+
+def _hidden_needles(chapter):
+    """What only the hidden tests may know of a chapter converted to exercises as code: the names
+    of its hidden edge cases and the distinctive lines of its ``seqlab_hidden`` module."""
+    from seqlab.exercises.harness import _hidden_module  # code/tools/grading, in the repository
+
+    try:
+        module = _hidden_module(chapter, chapter)
+    except AssertionError:  # no hidden module: the chapter is not converted yet
+        return []
+    edges = [name for fields in module.HIDDEN.values() for name in fields.get("hidden_edges", {})]
+    names = [f"{quote}{name}{quote}" for name in edges for quote in "'\""]
+    lines = [line.strip() for line in Path(module.__file__).read_text().splitlines()]
+    return names + [
+        line for line in lines if len(line) > 30 and not line.startswith(("#", '"""', "from", "import"))
+    ]
+
+
+@pytest.mark.parametrize("notebook", EXERCISE_CHAPTERS, ids=lambda p: p.stem)
+def test_no_hidden_case_in_the_student_notebook_the_page_or_the_package(notebook, dist):
+    """Neither the student notebook, nor the chapter's source (the page shows its public test cells),
+    nor any file of the package seqlab holds a hidden edge case or a line of the hidden module."""
+    from seqlab.exercises import Question
+
+    needles = _hidden_needles(notebook.stem)
+    if not needles:
+        pytest.skip(f"{notebook.stem}: its questions are not declared as code yet")
+    student = (dist / notebook.stem / "student" / f"{notebook.stem}.ipynb").read_text()
+    public_cells = "\n".join(
+        _source(c) for c in _cells(notebook) if "hidden-test" not in c.get("metadata", {}).get("tags", [])
+    )
+    package = ROOT / "code" / "src" / "seqlab"
+    files = {p: p.read_text(errors="replace") for p in package.rglob("*.py")}
+    for needle in needles:
+        assert needle not in student and json.dumps(needle)[1:-1] not in student, needle
+        assert needle not in public_cells and json.dumps(needle)[1:-1] not in public_cells, needle
+        assert not [p for p, text in files.items() if needle in text], needle
+    for question, _ in questions(notebook):  # and no declaration in the package carries them
+        assert not Question.named(question).hidden_edges, question
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from tools.otter_format import has_exercises, questions
 CHAPTER = next(nb for nb in chapters() if has_exercises(nb))
 NAMES = [q for q, _ in questions(CHAPTER)]
 POSSIBLE = sum(points for _, points in questions(CHAPTER))
-LIMITS = ["--cell-timeout", "4", "--test-timeout", "4", "--timeout", "90", "--memory-gb", "3"]
+LIMITS = ["--cell-timeout", "4", "--test-timeout", "30", "--timeout", "300", "--memory-gb", "3"]
 WRONG_ANSWERS = {q: WRONG[CHAPTER.stem][q][0] for q in NAMES}
 
 TAMPER = """
@@ -57,6 +57,22 @@ try:
 except PermissionError:
     pass
 """
+
+
+# an answer that uses PyTorch's own machinery (vjp, a FLOP count, the compiler): not tampering
+PYTORCH_IMPORTS = """
+import torch
+import torch._dynamo
+import torch.func
+import torch.utils.flop_counter
+from torch.utils.flop_counter import FlopCounterMode
+
+with FlopCounterMode(display=False) as flops:
+    torch.ones(3, 3) @ torch.ones(3, 3)
+_, vjp = torch.func.vjp(torch.sin, torch.ones(2))
+doubled = torch.compile(lambda t: 2 * t, backend="eager")(torch.ones(2))
+"""
+WRONG_BY_FILE: dict[str, set[str]] = {}  # wrong_every_<i>.ipynb -> the questions answered wrong there
 
 
 def _read(path):
@@ -149,9 +165,16 @@ def graded(dist, student_nb, tmp_path_factory):
             student_nb, solutions, "import threading\nthreading.Thread(target=print).start()"
         ),
     }
-    from test_exercises import DELEGATING
+    from test_exercises import DELEGATING, WRONG_HIDDEN, WRONG_NEW
 
     files["delegates.ipynb"] = _with(student_nb, {**solutions, **DELEGATING[CHAPTER.stem]})
+    # every wrong answer of the chapter's tests, a submission per index: the scoring's test
+    wrong = {q: [*WRONG[CHAPTER.stem][q], *WRONG_NEW[CHAPTER.stem].get(q, []),
+                 *WRONG_HIDDEN[CHAPTER.stem].get(q, [])] for q in NAMES}  # fmt: skip
+    for i in range(max(map(len, wrong.values()))):
+        answers = {q: found[i] for q, found in wrong.items() if i < len(found)}
+        files[f"wrong_every_{i}.ipynb"] = _with(student_nb, {**solutions, **answers})
+        WRONG_BY_FILE[f"wrong_every_{i}.ipynb"] = set(answers)
     for name, text in files.items():
         (subs / name).write_text(text)
     (subs / "notes.txt").write_text("not a notebook file: ignored")
@@ -174,7 +197,7 @@ def test_every_submission_gets_a_row_and_a_feedback_file(graded):
     assert "notes.txt" not in rows and "nested/untouched.ipynb" in rows
     subs = root / "submissions"
     written = {p.relative_to(subs).as_posix() for p in subs.rglob("*.ipynb")}
-    assert set(rows) == written and len(rows) == 25
+    assert set(rows) == written and len(rows) == 25 + len(WRONG_BY_FILE)
     for file, row in rows.items():
         assert row["status"] in STATUSES, row
         feedback = root / "feedback" / Path(file).with_suffix(".md")
@@ -300,15 +323,49 @@ def test_exiting_does_not_stop_the_grader(graded):
     assert _total(row) == POSSIBLE
 
 
-def test_delegation_is_caught_by_the_hidden_tests(graded):
+def test_delegation_earns_nothing_and_the_public_test_names_the_call(graded):
     rows, root, _ = graded
     row = rows["delegates.ipynb"]
     from test_exercises import DELEGATING
 
     for question in DELEGATING[CHAPTER.stem]:
-        assert float(row[question]) < dict(questions(CHAPTER))[question], question
+        assert float(row[question]) == 0, question
     feedback = (root / "feedback" / "delegates.md").read_text()
-    assert "hidden test" in feedback and "DelegationError" not in feedback  # hidden: name and score only
+    assert "hidden test" in feedback and "this question asks you to write it yourself" in feedback
+    assert "your answer called torch.nn.RNN" in feedback or "your answer called seqlab.rnn" in feedback
+
+
+def test_pytorch_machinery_is_not_tampering(dist, student_nb, tmp_path):
+    """torch.func, torch.utils.flop_counter, torch._dynamo and torch.compile wrap torch.manual_seed,
+    patch nn.Module.__init__, make functions from code objects and a cache folder under the
+    temporary folder: PyTorch's doing, not the submission's; the grade is the correct one.
+    (Graded alone, with the default limits: importing the compiler takes seconds.)"""
+    subs = tmp_path / "submissions"
+    subs.mkdir()
+    (subs / "pytorch_imports.ipynb").write_text(_with(student_nb, _solutions(CHAPTER), PYTORCH_IMPORTS))
+    out = tmp_path / "grades.csv"
+    assert grade.main([str(subs), "--dist", str(dist), "--out", str(out), "--chapter", CHAPTER.stem]) == 0
+    row = _read(out)["pytorch_imports.ipynb"]
+    assert row["status"] == "graded" and not row["error"], row
+    assert _total(row) == POSSIBLE
+
+
+def test_wrong_answers_earn_nothing(graded):
+    """Scoring (docs/instructors.md): the public case pays 0 and the hidden case all of a question's
+    points, so a wrong answer keeps none of them, however many public cases it passes. Every wrong
+    answer of tests/exercise_answers for the chapter, graded by make grade."""
+    rows, _, _ = graded
+    points = dict(questions(CHAPTER))
+    kept = {}
+    for file, wrong in WRONG_BY_FILE.items():
+        assert rows[file]["status"] == "graded", rows[file]
+        for question in NAMES:
+            score = float(rows[file][question])
+            if question in wrong:
+                kept[(file, question)] = score
+            else:
+                assert score == points[question], (file, question)  # the right ones: full marks
+    assert len(kept) >= 20 and all(score == 0 for score in kept.values()), kept
 
 
 def test_feedback_shows_public_tests_in_full_and_hidden_ones_by_name(graded):
@@ -316,11 +373,11 @@ def test_feedback_shows_public_tests_in_full_and_hidden_ones_by_name(graded):
     feedback = (root / "feedback" / "wrong.md").read_text()
     assert f"Score: {_total(rows['wrong.ipynb']):g} / {POSSIBLE:g}" in feedback
     assert "public test" in feedback and "hidden test" in feedback and "The test:" in feedback
-    assert "RNN_FORWARD.check(rnn_forward, globals(), public=True)" in feedback  # its public test
-    assert "differs from the expected values" in feedback or "AssertionError" in feedback
+    assert "check('rnn_forward', rnn_forward)" in feedback  # its public test, one line
+    assert "is wrong at" in feedback or "AssertionError" in feedback
     hidden_source = (CHAPTER.parent / CHAPTER.name).read_text()
-    hidden_line = 'Question.named("rnn_forward").check(rnn_forward, globals(), public=False)'
-    assert hidden_line in hidden_source.replace('\\"', '"') and "public=False" not in feedback
+    hidden_line = 'check(\\"rnn_forward\\", rnn_forward, hidden=True)'
+    assert hidden_line in hidden_source and "hidden=True" not in feedback
 
 
 def test_a_second_run_grades_nothing_and_writes_the_same_bytes(graded, capsys):

@@ -67,6 +67,25 @@ def test_clip_grad_norm_equals_torch():
         torch.testing.assert_close(p.grad, q.grad)
 
 
+@pytest.mark.parametrize(
+    "dtype, size", [(torch.float32, 1e20), (torch.float32, 1e-25), (torch.float64, 1e160)]
+)
+def test_clip_grad_norm_holds_where_the_squares_overflow_or_underflow(dtype, size):
+    """Any finite gradients whose global norm the dtype can hold: squaring entries near 1e20 in
+    float32 overflows (and near 1e-25 underflows to 0), yet the norm and the clipped gradients
+    are right."""
+    p, q = nn.Parameter(torch.zeros(2, dtype=dtype)), nn.Parameter(torch.zeros(1, 2, dtype=dtype))
+    p.grad = torch.tensor([3.0, 0.0], dtype=dtype) * size
+    q.grad = torch.tensor([[0.0, 4.0]], dtype=dtype) * size
+    norm = clip_grad_norm([p, q], 1.0 if size > 1 else 1e-30)
+    assert norm == pytest.approx(5 * size, rel=1e-6)
+    if size > 1:
+        torch.testing.assert_close(p.grad, torch.tensor([0.6, 0.0], dtype=dtype))
+        torch.testing.assert_close(q.grad, torch.tensor([[0.0, 0.8]], dtype=dtype))
+    else:
+        torch.testing.assert_close(p.grad / 1e-30, torch.tensor([0.6, 0.0], dtype=dtype), rtol=1e-5, atol=0)
+
+
 def test_clip_grad_norm_leaves_small_gradients_alone():
     p = nn.Parameter(torch.ones(3))
     p.grad = torch.full((3,), 0.1)

@@ -68,7 +68,13 @@ def assignment_name(notebook: Path) -> str:
 def questions(notebook: Path) -> list[tuple[str, float]]:
     """``(name, points)`` of every graded question of a chapter, in notebook order."""
     configs = (_config(cell, QUESTION_MARK) for cell in read(notebook).cells)
-    return [(str(c["name"]), float(c.get("points", 1))) for c in configs if c is not None]
+    return [(str(c["name"]), points(c.get("points", 1))) for c in configs if c is not None]
+
+
+def points(value) -> float:
+    """A question's ``points:``, one number or one per test case (``[0, 2]``: the public case pays
+    nothing, the hidden case 2), as its total."""
+    return float(sum(value)) if isinstance(value, list) else float(value)
 
 
 def solutions(notebook: Path) -> dict[str, str]:

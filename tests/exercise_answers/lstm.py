@@ -468,3 +468,24 @@ def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh):
 """,
     ],
 }
+
+# Kinds of wrong answer that once earned full marks (issue 47), rejected by the public test now.
+WRONG_NEW["lstm_parameter_count"] += [
+    # nn.LSTM built through its base class, which is not on the question's list
+    """
+def lstm_parameter_count(E_in, E_h):
+    return sum(p.numel() for p in nn.RNNBase("LSTM", E_in, E_h).parameters())
+""",
+]
+WRONG_NEW["half_life_steps"] += [
+    # the gate in float32 where the question says Python floats: off by a step at b_f = 6.65
+    """
+def half_life_steps(b_f):
+    f = torch.sigmoid(torch.tensor(float(b_f))).item()
+    n = 1
+    while f**n >= 0.5:
+        n += 1
+    return n
+""",
+]
+WRONG_HIDDEN = {}

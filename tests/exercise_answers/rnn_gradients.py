@@ -521,3 +521,43 @@ def rnn_backward(x, h0, W_ih, W_hh, b, dout):
 """,
     ],
 }
+
+# Kinds of wrong answer that once earned full marks (issue 47): each is rejected now, by the public
+# test where the question's text lets it name the case, else by the hidden test (WRONG_HIDDEN).
+WRONG_NEW["grad_norms"] += [
+    # the gradients by backward(inputs=...): right norms, but .grad written into the states
+    """
+def grad_norms(hs, loss):
+    loss.backward(inputs=hs, retain_graph=True)
+    return torch.stack([torch.zeros((), dtype=h.dtype) if h.grad is None else h.grad.norm() for h in hs])
+""",
+]
+WRONG_NEW["clip_by_global_norm"] += [
+    # the sum of squares in the gradients' dtype: float32 gradients near 1e20 overflow to inf
+    """
+def clip_by_global_norm(grads, max_norm):
+    total = torch.sqrt(sum(g.square().sum() for g in grads))
+    if total <= max_norm:
+        return [g.clone() for g in grads]
+    return [g * (max_norm / total) for g in grads]
+""",
+]
+WRONG_HIDDEN = {
+    "clip_by_global_norm": [
+        # the squares summed in float64: right in float32, overflows for float64 gradients near 1e200
+        """
+def clip_by_global_norm(grads, max_norm):
+    total = math.sqrt(sum(g.double().square().sum().item() for g in grads))
+    if total <= max_norm:
+        return [g.clone() for g in grads]
+    return [g * (max_norm / total) for g in grads]
+""",
+    ],
+    "steps_below": [
+        # a logarithm with a fudge term: right on the public cases, off at some powers of a rate
+        """
+def steps_below(rate, threshold):
+    return math.floor(math.log(threshold) / math.log(rate) + 1e-9) + 1
+""",
+    ],
+}

@@ -3,9 +3,10 @@
     python -m tools.checks.leak_check _build/html [--no-solutions]
 
 Every file is read as text and searched for otter's hidden-test marker and each distinctive line of
-a hidden test (and, with ``--no-solutions``, of a solution). A solution line the package ``seqlab``
-also holds (a page may ``literalinclude`` it) leaks only when the page shows half or more of the
-solution's distinctive lines.
+a hidden test, in a hidden test cell or in the chapter's ``seqlab_hidden`` module (and, with
+``--no-solutions``, of a solution). A solution line the package ``seqlab`` also holds (a page may
+``literalinclude`` it) leaks only when the page shows half or more of the solution's distinctive
+lines.
 """
 
 import argparse
@@ -19,6 +20,7 @@ from pathlib import Path
 from tools.course import ROOT, read
 from tools.otter_format import HIDDEN_MARK, SOLUTION, answers, is_hidden_test
 
+HIDDEN_MODULES = ROOT / "code" / "tools" / "grading" / "seqlab_hidden"
 MIN_LEN = 20  # shorter lines ("return x", "...") prove nothing
 # a line that opens or closes a bracket is layout, which otter's reformatting of tests changes
 FRAGMENT = re.compile(r"[(\[{,]$|^[)\]}]")
@@ -47,6 +49,15 @@ def needles(notebooks: list[Path]) -> tuple[list[tuple[str, str]], list[tuple[st
             for block in answers(src):
                 solutions += [(where, squash(x)) for x in block.splitlines()]
             public.update(squash(x) for x in SOLUTION.sub("", src).splitlines())
+        # the chapter's hidden cases declared as code (docs/contributors.md, "Exercises as code")
+        module = HIDDEN_MODULES / f"{path.stem}.py"
+        if module.is_file():
+            lines = module.read_text(encoding="utf-8").splitlines()
+            hidden += [
+                (module.name, squash(x))
+                for x in lines
+                if not x.lstrip().startswith(("#", "from ", "import "))
+            ]
 
     shown = "\n".join(public)  # a line inside a longer public line is not distinctive either
 

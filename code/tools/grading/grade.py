@@ -62,6 +62,7 @@ class Chapter:
     name: str
     tests: list[tuple[str, str]]  # (question, OK-format test file source), in notebook order
     points: dict[str, float]  # question -> points
+    hidden: dict[str, str] = dataclasses.field(default_factory=dict)  # seqlab_hidden's modules: source
 
 
 def load_chapters(dist: Path) -> dict[str, Chapter]:
@@ -73,8 +74,19 @@ def load_chapters(dist: Path) -> dict[str, Chapter]:
         points = dict(questions(notebook))  # {question: points}, in notebook order
         with zipfile.ZipFile(zips[-1]) as archive:
             tests = [(question, archive.read(f"tests/{question}.py").decode()) for question in points]
-        found[notebook.stem] = Chapter(notebook.stem, tests, points)
+            hidden = hidden_modules(archive)
+        found[notebook.stem] = Chapter(notebook.stem, tests, points, hidden)
     return found
+
+
+def hidden_modules(archive: zipfile.ZipFile) -> dict[str, str]:
+    """{module name: source} of the ``seqlab_hidden`` wheel an autograder zip carries (none: {})."""
+    wheels = [n for n in archive.namelist() if re.search(r"(^|/)seqlab_hidden-[^/]*\.whl$", n)]
+    if not wheels:
+        return {}
+    with zipfile.ZipFile(io.BytesIO(archive.read(wheels[-1]))) as wheel:
+        names = [n for n in wheel.namelist() if n.startswith("seqlab_hidden/") and n.endswith(".py")]
+        return {n[:-3].replace("/", ".").removesuffix(".__init__"): wheel.read(n).decode() for n in names}
 
 
 def match_chapter(path: Path, known: dict[str, Chapter], only: str | None = None) -> tuple[str, str, str]:
@@ -113,13 +125,16 @@ def run_sandbox(path: Path, chapter: Chapter, settings: argparse.Namespace) -> d
         tmp_path = Path(tmp)
         workdir, results = tmp_path / "work", tmp_path / "results.jsonl"
         workdir.mkdir()
-        request = dict(notebook=str(path), tests=chapter.tests, results=str(results), workdir=str(workdir),
+        request = dict(notebook=str(path), tests=chapter.tests, hidden=chapter.hidden, results=str(results),
+                       workdir=str(workdir),
                        cell_timeout=settings.cell_timeout, test_timeout=settings.test_timeout,
                        memory_bytes=int(settings.memory_gb * 2**30),
                        file_bytes=FILE_MB * 2**20)  # fmt: skip
         (tmp_path / "request.json").write_text(json.dumps(request))
+        # PyTorch's compiler keeps a cache folder under the temporary folder: the submission's own
+        (workdir / "tmp").mkdir()
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", str(workdir)),
-               **CHILD_ENV}  # fmt: skip
+               "TMPDIR": str(workdir / "tmp"), **CHILD_ENV}  # fmt: skip
         with open(tmp_path / "stderr.txt", "wb") as err:
             command = [sys.executable, str(SANDBOX), str(tmp_path / "request.json")]
             process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
@@ -229,7 +244,7 @@ def _write_atomic(path: Path, text: str) -> None:
 def grader_fingerprint(known: dict[str, Chapter], settings: argparse.Namespace) -> str:
     """What a cached result depends on besides the submission: tests, grader code, limits, --chapter."""
     limits = {k: v for k, v in vars(settings).items() if k not in ("submissions", "dist", "out", "jobs")}
-    tests = sorted((name, chapter.tests) for name, chapter in known.items())
+    tests = sorted((name, chapter.tests, chapter.hidden) for name, chapter in known.items())
     code = b"".join(tool.read_bytes() for tool in (Path(__file__), SANDBOX))
     return hashlib.sha256(json.dumps([tests, limits]).encode() + code).hexdigest()
 

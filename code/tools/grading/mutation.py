@@ -8,11 +8,14 @@ For each question of each chapter (or those named), the reference solution (the 
 solution markers) is mutated by mutmut's own operators (``mutmut.mutation.file_mutation``: numbers,
 operators, comparisons, names, arguments, ...; one change a mutant), and each mutant runs, in this
 process, after the chapter's import cell, against the question's public test cells and then all its
-test cells, as ``grader.check`` and the grader run them. A mutant that raises or runs past
-``--timeout`` seconds (at least 10 times the reference's time) is killed. The table: question,
-mutants, killed by the public tests, killed by all tests, equivalent mutants (listed with the reason in
-``tests/exercise_answers/equivalent_mutants.yml``), and survivors (neither killed nor listed).
-The goals: no survivor; the public tests kill at least 90% of the non-equivalent mutants.
+test cells, as ``grader.check`` and the grader run them (for a chapter whose questions are declared
+as code, the one-line cells ``check("name", answer)`` and ``check(..., hidden=True)`` run its
+declaration in ``seqlab.exercises.questions`` and its hidden fields in ``seqlab_hidden``). A mutant
+that raises or runs past ``--timeout`` seconds (at least 10 times the reference's time) is killed.
+The table: question, mutants, killed by the public tests, killed by all tests, equivalent mutants
+(listed with the reason in ``tests/exercise_answers/equivalent_mutants.yml``), and survivors
+(neither killed nor listed). The goals: no survivor; the public tests kill at least 90% of the
+non-equivalent mutants.
 
 Exit status 1 when a question has a survivor (``--survivors`` prints their changed lines).
 """

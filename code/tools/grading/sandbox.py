@@ -76,6 +76,26 @@ def _preimport() -> None:
         importlib.import_module(f"seqlab.{module}")
     import IPython.display  # noqa: F401
 
+    from seqlab.exercises.harness import _declared
+
+    _declared()  # every chapter's question declarations (seqlab.exercises.questions)
+
+
+def _load_hidden(sources: dict) -> None:
+    """``seqlab_hidden`` and its chapter modules from their sources (read by grade.py from the
+    autograder zip), before the guards: the tests import them; the submission's folder has none."""
+    import types
+
+    for name in sorted(sources, key=lambda n: n.count(".")):  # the package first
+        module = types.ModuleType(name)
+        module.__file__ = f"<autograder zip: {name}>"
+        if "." not in name:
+            module.__path__ = []
+        sys.modules[name] = module
+        exec(compile(sources[name], module.__file__, "exec"), module.__dict__)  # trusted: the zip's own
+        if "." in name:
+            setattr(sys.modules[name.rsplit(".", 1)[0]], name.rsplit(".", 1)[1], module)
+
 
 class _Discard(io.TextIOBase):
     """``sys.stdout`` / ``sys.stderr`` while submission code runs: keeps nothing, costs nothing (no
@@ -97,7 +117,7 @@ def _watched() -> list[tuple[str, object]]:
              "io", "doctest", "traceback", "importlib", "contextlib", "signal", "resource", "numpy",
              "numpy.testing", "numpy.linalg", "torch", "torch.testing", "torch.nn", "torch.nn.functional",
              "torch.linalg", "torch.autograd", "torch.overrides", "__main__"]  # fmt: skip
-    names += sorted(n for n in sys.modules if n == "seqlab" or n.startswith("seqlab."))
+    names += sorted(n for n in sys.modules if n.split(".")[0] in ("seqlab", "seqlab_hidden"))
     watched = [(n, sys.modules[n]) for n in names if n in sys.modules]
     from seqlab.exercises.harness import Question  # the checks of every question
 
@@ -121,10 +141,48 @@ def _snapshot(watched) -> dict:
     return saved
 
 
+def _made_by(library: str):
+    """A test of whether a new value of a watched attribute is the library's own wrapper of the old
+    one: a function whose code lies under ``library`` (a folder) and whose ``__wrapped__`` chain
+    reaches the old value. PyTorch's compiler, when a submission imports it (``torch._dynamo``,
+    ``torch.compile``), wraps ``torch.manual_seed`` so: that is PyTorch, not tampering."""
+    realpath, getattr_, sep = os.path.realpath, getattr, os.sep
+
+    def wrapper_of(new, old) -> bool:
+        code = getattr_(new, "__code__", None)
+        if code is None or not realpath(code.co_filename).startswith(library + sep):
+            return False
+        if any(cell.cell_contents is old for cell in getattr_(new, "__closure__", None) or ()):
+            return True  # torch._dynamo's patched nn.Module.__init__ calls the old one it closes over
+        inner = new
+        for _ in range(8):
+            inner = getattr_(inner, "__wrapped__", None)
+            if inner is None:
+                return False
+            if inner is old:
+                return True
+        return False
+
+    return wrapper_of
+
+
+# attributes PyTorch's compiler adds to nn.Module when it loads (the mark that it patched __init__)
+PYTORCH_MARKS = frozenset({"___needs_generation_tag_patch"})
+
+
 def _restore(
-    saved: dict, vars=vars, setattr=setattr, delattr=delattr, set=set, sorted=sorted, modules=sys.modules
+    saved: dict,
+    vars=vars,
+    setattr=setattr,
+    delattr=delattr,
+    set=set,
+    sorted=sorted,
+    modules=sys.modules,
+    benign=lambda new, old: False,
+    pytorch_marks=PYTORCH_MARKS,
 ) -> list[str]:
-    """Put back every saved attribute that was replaced or deleted; the names of those."""
+    """Put back every saved attribute that was replaced or deleted; the names of those. A new value
+    that ``benign(new, old)`` accepts (PyTorch's own wrapper) becomes the saved one instead."""
     changed = []
     for (owner_name, key), (owner, value) in saved.items():
         if owner is None:
@@ -133,7 +191,10 @@ def _restore(
                 changed.append(f"sys.modules[{key!r}]")
             continue
         if key is _KEYS:
-            for added in sorted(set(vars(owner)) - value):
+            marks = {k for k in set(vars(owner)) - value if k in pytorch_marks}
+            if marks:
+                saved[(owner_name, key)] = (owner, value | marks)
+            for added in sorted(set(vars(owner)) - value - marks):
                 changed.append(f"{owner_name}.{added}")
                 try:
                     delattr(owner, added)
@@ -141,6 +202,9 @@ def _restore(
                     pass
             continue
         current = vars(owner).get(key, _MISSING)
+        if current is not value and current is not _MISSING and benign(current, value):
+            saved[(owner_name, key)] = (owner, current)
+            continue
         if current is not value:
             changed.append(f"{owner_name}.{key}")
             try:
@@ -194,6 +258,7 @@ def _make_guard(workdir: str, read_roots: list[str], violations: list[str]):
         "gc.get_objects", "gc.get_referrers", "gc.get_referents", "webbrowser.open", "urllib.Request",
         "code.__new__", "function.__new__", "os.startfile", "sys.remote_exec", "signal.pthread_kill",
     }  # fmt: skip
+    library_may = {"function.__new__", "code.__new__"}
     frame_attributes = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
     path_events = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown",
                    "os.link", "os.symlink", "os.truncate", "os.utime", "shutil.rmtree",
@@ -257,11 +322,17 @@ def _make_guard(workdir: str, read_roots: list[str], violations: list[str]):
         elif event in refused_always:
             refuse(event)
 
+    getframe = sys._getframe
+
     def hook(event, args):
         if not state["submission"] or state["busy"]:
             return
         state["busy"] = True
         try:
+            # PyTorch's compiler (torch.compile, torch._dynamo) makes functions from code objects
+            # of its own: allowed where the frame that does it is the library's
+            if event in library_may and library_frame(getframe(1)):
+                return
             check(event, args)
         finally:
             state["busy"] = False
@@ -346,22 +417,29 @@ def _make_stopper(switch):
     return arm, disarm
 
 
-def _make_runner(env: dict, limits: dict, switch, tamper_log: list[str], saved: dict):
+def _make_runner(env: dict, limits: dict, switch, tamper_log: list[str], saved: dict, library: str = ""):
     """(run, run_case, check_world), closures: everything they use is bound now, not looked up
     later, when the submission may have replaced it."""
     parse, example_type = doctest.DocTestParser().parse, doctest.Example
     compile_, exec_, discard = builtins.compile, builtins.exec, _Discard
     string_io, stdout_to, stderr_to = io.StringIO, redirect_stdout, redirect_stderr
     describe, restore, reset = _describe, _restore, _reset_torch_state
+    benign = _made_by(library) if library else (lambda new, old: False)
+    # the tests' one function, ``check("question", answer)``: each test case runs in a copy of the
+    # submission's globals (as otter runs them) holding the real one, whatever the notebook named so
+    from seqlab.exercises import check as real_check
+
+    dict_ = dict
+
     timeout = float(limits["test_timeout"])
     arm, disarm = _make_stopper(switch)
 
-    def run(code, seconds: float) -> BaseException | None:
-        """Run submission code, guarded and timed; what it raised, if anything."""
+    def run(code, seconds: float, namespace: dict | None = None) -> BaseException | None:
+        """Run submission code, guarded and timed (in ``env``, or ``namespace``); what it raised."""
         arm(seconds)
         switch(True)
         try:
-            exec_(code, env)
+            exec_(code, env if namespace is None else namespace)
         except BaseException as exc:  # noqa: BLE001 - anything submission code raises is its own
             return exc
         finally:
@@ -372,10 +450,12 @@ def _make_runner(env: dict, limits: dict, switch, tamper_log: list[str], saved: 
 
     def run_case(body: str) -> tuple[bool, str, str]:
         """(passed, kind, message) of one test case run in the submission's namespace."""
+        space = dict_(env)
+        space["check"] = real_check
         for number, example in enumerate((e for e in parse(body) if isinstance(e, example_type)), 1):
             output = string_io()
             with stdout_to(output), stderr_to(output):
-                failure = run(compile_(example.source, "<test>", "single"), timeout)
+                failure = run(compile_(example.source, "<test>", "single"), timeout, space)
             if failure is not None:
                 kind, message = describe(failure, {**limits, "cell_timeout": timeout})
                 line = example.source.strip().splitlines()[0][:160]
@@ -387,7 +467,7 @@ def _make_runner(env: dict, limits: dict, switch, tamper_log: list[str], saved: 
 
     def check_world() -> None:
         """Undo what the submission changed in the grader's world; log it."""
-        for name in restore(saved) + reset():
+        for name in restore(saved, benign=benign) + reset():
             if name not in tamper_log:
                 tamper_log.append(name)
 
@@ -459,6 +539,7 @@ def main() -> int:
     os.close(0)
     _set_limits(request)
     _preimport()
+    _load_hidden(request.get("hidden", {}))
     from otter.test_files import OKTestFile  # before the stand-in for otter replaces it
 
     sys.modules["otter"] = MagicMock()  # otter.Notebook(...).check(...) does nothing here
@@ -493,7 +574,8 @@ def main() -> int:
     _thread.start_new_thread = threading._start_new_thread = no_threads
     env: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": MagicMock()}
     saved = _snapshot(_watched())
-    run, run_case, check_world = _make_runner(env, limits, switch, tamper_log, saved)
+    library = os.path.realpath(os.path.dirname(sys.modules["torch"].__file__))
+    run, run_case, check_world = _make_runner(env, limits, switch, tamper_log, saved, library)
     global _ERR_FD
     _ERR_FD = os.dup(2)
     null = os.open(os.devnull, os.O_WRONLY)

@@ -5,13 +5,16 @@
 Writes ``OUT/NAME/student/NAME.ipynb`` (no solution, no hidden test, a set-up cell first) and
 ``OUT/NAME/autograder/NAME-autograder_*.zip``. The zips grade anywhere: a temporary copy of the
 assignment config gets ``requirements:`` (CPU torch, the runtime pinned as in ``requirements.txt``,
-the ``seqlab`` wheel) and ``autograder_files:`` (that wheel, at ``files/wheels/`` in the zip), which
-otter 7 writes into the zip's ``environment.yml``.
+the ``seqlab`` wheel and the chapter's hidden cases, ``seqlab_hidden``, as a wheel of their own) and
+``autograder_files:`` (those wheels, at ``files/wheels/`` in the zip), which otter 7 writes into the
+zip's ``environment.yml``. The hidden cases are in no other file a student gets.
 """
 
 import argparse
+import base64
 import copy
 import functools
+import hashlib
 import os
 import re
 import shutil
@@ -19,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from argparse import RawDescriptionHelpFormatter as RAW
 from importlib import metadata
 from pathlib import Path
@@ -116,6 +120,35 @@ def seqlab_wheel() -> Path:
     return wheels[0]
 
 
+HIDDEN = ROOT / "code" / "tools" / "grading" / "seqlab_hidden"
+
+
+def hidden_wheel(chapter: str, out: Path, root: Path = ROOT) -> Path:
+    """A wheel of ``seqlab_hidden`` holding only ``chapter``'s hidden cases (and the package's
+    ``__init__``), written into ``out``: what the chapter's autograder zip installs beside seqlab."""
+    version = seqlab_version(root)
+    files = {"seqlab_hidden/__init__.py": (HIDDEN / "__init__.py").read_bytes()}
+    if (HIDDEN / f"{chapter}.py").is_file():
+        files[f"seqlab_hidden/{chapter}.py"] = (HIDDEN / f"{chapter}.py").read_bytes()
+    info = f"seqlab_hidden-{version}.dist-info"
+    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: seqlab-hidden\nVersion: {version}\n".encode()
+    files[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: seqlab\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+
+    def digest(data: bytes) -> str:
+        return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+    record = (
+        "".join(f"{name},{digest(data)},{len(data)}\n" for name, data in files.items()) + f"{info}/RECORD,,\n"
+    )
+    wheel = out / f"seqlab_hidden-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in [*files.items(), (f"{info}/RECORD", record.encode())]:
+            archive.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data)
+    return wheel
+
+
 def _otter_assign(source: Path, target: Path) -> None:
     cmd = [sys.executable, "-m", "otter", "assign", "--no-pdfs", str(source), str(target)]
     result = subprocess.run(cmd, capture_output=True, text=True, cwd=source.parent)
@@ -134,10 +167,11 @@ def assign(notebook: Path, out: Path, executed_dir: Path | None = None, run_test
     with tempfile.TemporaryDirectory(prefix=f"assign-{name}-") as tmp:
         (Path(tmp) / "wheels").mkdir()
         shutil.copy(wheel, Path(tmp) / "wheels" / wheel.name)
-        rel = f"wheels/{wheel.name}"
-        requirements = [f"--extra-index-url {TORCH_INDEX}", *pinned(), f"./files/{rel}"]
+        hidden = hidden_wheel(name, Path(tmp) / "wheels")
+        rels = [f"wheels/{wheel.name}", f"wheels/{hidden.name}"]
+        requirements = [f"--extra-index-url {TORCH_INDEX}", *pinned(), *(f"./files/{rel}" for rel in rels)]
         source = Path(tmp) / notebook.name
-        config = {"requirements": requirements, "autograder_files": [rel], "run_tests": run_tests}
+        config = {"requirements": requirements, "autograder_files": rels, "run_tests": run_tests}
         write(amend_config(read(notebook), **config), source)
         _otter_assign(source, target)
     if len(zips := list((target / "autograder").glob("*.zip"))) != 1:

@@ -1,8 +1,9 @@
 """Checks that the graded exercises call, with failure messages written for students.
 
-A test cell in a chapter says, for example, ``check_close(out, expected, "out")``; when the
-answer is wrong the student reads which value is off, its shape, or how far it is from the
-expected one, instead of a bare ``AssertionError``.
+A chapter's test cell is one line, ``check("lstm_cell_step", lstm_cell_step)`` (:func:`check`): the
+question is declared in ``seqlab.exercises.questions.<chapter>``. When the answer is wrong the
+student reads which case and which value is off (its shape, its dtype, a changed input, a broken
+gradient, a forbidden call), never the expected value, instead of a bare ``AssertionError``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from contextlib import contextmanager
 import torch
 
 __all__ = [
+    "check",
     "check_tensor",
     "check_close",
     "check_number",
@@ -222,6 +224,20 @@ def forbid(namespace: dict, *dotted_names: str, also: tuple[dict, ...] = ()) -> 
     ``also`` (globals), the defaults and closures of the functions there, and an ``nn.Module``'s
     ``forward``. Everything is put back when the block ends, even if it raises."""
     targets = [(dotted, *_resolve(dotted)) for dotted in dotted_names]  # (name, owner, key, obj)
+    # a forbidden module class is forbidden through its bases too (nn.LSTM through nn.RNNBase("LSTM",
+    # ...)): every nn.Module subclass it derives from, nn.Module itself excepted
+    named = {id(obj) for *_, obj in targets}
+    for _, _, _, obj in list(targets):
+        if isinstance(obj, type) and issubclass(obj, torch.nn.Module):
+            for base in obj.__mro__[1:]:
+                if (
+                    issubclass(base, torch.nn.Module)
+                    and base is not torch.nn.Module
+                    and id(base) not in named
+                ):
+                    named.add(id(base))
+                    dotted = f"{base.__module__}.{base.__qualname__}"
+                    targets.append((dotted, *_resolve(dotted)))
     stand_ins = {id(obj): _Forbidden(dotted) for dotted, _, _, obj in targets}
     originals = {id(obj) for _, _, _, obj in targets}
     undo = []
@@ -273,9 +289,10 @@ def forbid(namespace: dict, *dotted_names: str, also: tuple[dict, ...] = ()) -> 
                     if id(content) in stand_ins:
                         undo.append(lambda cell=cell, old=content: setattr(cell, "cell_contents", old))
                         cell.cell_contents = stand_ins[id(content)]
-        for _, _, _, obj in targets:
-            if isinstance(obj, type) and issubclass(obj, torch.nn.Module) and obj is not torch.nn.Module:
-                swap_attribute(obj, "forward", stand_ins[id(obj)])
+        for dotted, _, _, obj in targets:
+            if dotted in dotted_names and isinstance(obj, type) and issubclass(obj, torch.nn.Module):
+                if obj is not torch.nn.Module:  # the bases added above keep their forward
+                    swap_attribute(obj, "forward", stand_ins[id(obj)])
         yield
     finally:
         for action in reversed(undo):
@@ -431,3 +448,23 @@ def readable_feedback() -> None:
 from seqlab.exercises.harness import Draw, Question  # noqa: E402  (the harness uses the checks above)
 
 __all__ += ["Draw", "Question"]
+
+
+def check(name: str, answer, hidden: bool = False) -> None:
+    """Check the student's ``answer`` to the question ``name`` (declared in
+    ``seqlab.exercises.questions.<chapter>``): its public cases, or with ``hidden=True`` (the
+    autograder only) its public and hidden ones (where a question's points are: docs/instructors.md);
+    raises ``AssertionError`` with a message for the student.
+    The forbidden implementations are looked up also in the globals ``answer`` was defined in."""
+    question = Question.named(name)
+    if question.arg_names == () and not callable(answer):  # a value: a function of no arguments
+        answer = (lambda value: lambda: value)(answer)
+    namespace = getattr(answer, "__globals__", None)
+    if hidden:
+        public = question
+        question = question.with_hidden()
+        # the hidden test passes only where every test does: its cases hold the public draws and
+        # edge cases, unless its module replaces how cases are made or judged; then it reruns them
+        if any(getattr(question, f) is not getattr(public, f) for f in ("draw", "oracle", "edges", "judge")):
+            public.check(answer, namespace, public=True)
+    question.check(answer, namespace, public=not hidden)

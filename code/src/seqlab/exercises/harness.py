@@ -14,22 +14,38 @@ student's function on each draw and checks, with messages that never print an ex
 The public test runs the first ``draws[0]`` draws (5) and the edge cases the question names
 (``edges``); the hidden test the first ``draws[1]`` draws (30) (the public ones among them), those
 edge cases and ``hidden_edges``: what the public test accepts, the hidden one judges by the same
-rules, on more inputs.
+rules, on more inputs. The implementations in ``forbidden`` raise in both, so that the public test
+already names a forbidden call the answer makes.
 
-Example (a public test cell)::
+Where the questions live (docs/contributors.md, "Exercises as code"): each chapter's questions are
+declared in ``seqlab.exercises.questions.<chapter>`` (its tuple ``QUESTIONS``), shipped with the
+package; what only the hidden test may know (more edge cases, a hidden oracle) in
+``seqlab_hidden.<chapter>`` (its dict ``HIDDEN``: question name -> fields to replace), which only
+the autograder zip carries. A notebook's test cells are one line each::
+
+    check("lstm_cell_step", lstm_cell_step)               # the public test
+    check("lstm_cell_step", lstm_cell_step, hidden=True)  # the hidden test (zip only)
+
+Example (a declaration)::
 
     def draw(d):                                  # d: a Draw, seeded by the draw's number
         N, T, E = d.sizes(3)                      # distinct sizes; one of them 1 in early draws
         return (d.randn(N, T, E), d.randn(E, E))
-    Q = Question("f", oracle=reference_f, draw=draw, grad=(0, 1))
-    Q.check(f, globals(), public=True)
+    F = Question("f", oracle=reference_f, draw=draw, grad=(0, 1))
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import importlib
 import inspect
+import pkgutil
+import sys
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import torch
 
@@ -99,6 +115,32 @@ def _same(a, b) -> bool:
     if isinstance(a, (list, tuple)):
         return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     return a == b or (a != a and b != b)
+
+
+def _graph_leaves(values) -> list[torch.Tensor]:
+    """The tensors whose ``.grad`` a backward pass could write: the arguments that require grad
+    and the leaves their autograd graphs reach."""
+    leaves, seen, stack = [], set(), []
+    for t in _tensors(values):
+        if t.requires_grad:  # a non-leaf argument too: backward(inputs=...) writes its .grad
+            leaves.append(t)
+        if t.grad_fn is not None:
+            stack.append(t.grad_fn)
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if hasattr(node, "variable"):  # AccumulateGrad: the leaf it accumulates into
+            leaves.append(node.variable)
+        stack.extend(n for n, _ in node.next_functions)
+    return leaves
+
+
+def _grad_of(t: torch.Tensor):
+    with warnings.catch_warnings():  # reading a non-leaf's .grad warns
+        warnings.simplefilter("ignore")
+        return t.grad
 
 
 def _tensors(value) -> list[torch.Tensor]:
@@ -178,7 +220,44 @@ def _compare(got, want, where: str, tolerance: float) -> None:
         raise AssertionError(f"{where} is not right")
 
 
-_QUESTIONS: dict[str, Question] = {}
+_QUESTIONS: dict[str, Question] = {}  # declared in a notebook cell (a chapter not yet converted)
+
+
+@functools.cache
+def _declared() -> dict[str, tuple[str, Question]]:
+    """{question name: (chapter, question)} from every module of ``seqlab.exercises.questions``."""
+    from seqlab.exercises import questions
+
+    found: dict[str, tuple[str, Question]] = {}
+    for info in pkgutil.iter_modules(questions.__path__):
+        module = importlib.import_module(f"{questions.__name__}.{info.name}")
+        for question in getattr(module, "QUESTIONS", ()):
+            if question.name in found:
+                raise ValueError(
+                    f"question {question.name!r} is declared twice ({found[question.name][0]}, {info.name})"
+                )
+            found[question.name] = (info.name, question)
+    return found
+
+
+def _hidden_module(chapter: str, question: str):
+    """``seqlab_hidden.<chapter>``: installed from the autograder zip, loaded by the grader, or (in
+    the course's repository, where ``seqlab`` is installed editable) from ``code/tools/grading``."""
+    name = f"seqlab_hidden.{chapter}"
+    for attempt in range(2):
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name not in ("seqlab_hidden", name):
+                raise
+        repository = Path(__file__).resolve().parents[3] / "tools" / "grading"
+        if attempt or not (repository / "seqlab_hidden" / "__init__.py").is_file():
+            break
+        sys.path.append(str(repository))
+        importlib.invalidate_caches()
+    raise AssertionError(
+        f"the hidden test of {question} runs only in the grader (its cases are not in seqlab)"
+    )
 
 
 @dataclass(frozen=True)
@@ -193,7 +272,8 @@ class Question:
       the question names (public and hidden tests) and further ones (hidden tests only);
     - ``grad``: positions of the floating-point tensor arguments to differentiate the answer by
       (empty: no backward pass; the question is not differentiable);
-    - ``forbidden``: dotted names of the implementations the answer must not call (hidden tests);
+    - ``forbidden``: dotted names of the implementations the answer must not call (public and hidden
+      tests: the public one names the call, the ban being in the question's text);
     - ``draws``: how many draws the public and the hidden test run;
     - ``tolerance``: a factor on the default tolerances (:data:`TOLERANCE`);
     - ``new_tensors``: the result must not share memory with an input (a new tensor, not a view);
@@ -201,7 +281,17 @@ class Question:
       case built to overflow (scores of 1e10 through a saturated softmax) has gradients that
       rounding decides, and PyTorch versions round them differently;
     - ``judge(result, arguments, where)``: for a question with many right answers (``oracle`` None,
-      the draws return the arguments only), raises ``AssertionError`` when ``result`` is wrong.
+      the draws return the arguments only), raises ``AssertionError`` when ``result`` is wrong;
+    - ``grad_untouched``: the answer must leave the ``.grad`` of every tensor behind its arguments
+      as it was (None): a question that asks for gradients by ``torch.autograd.grad``;
+    - ``extra(answer, public)``: checks beyond the cases, run after them (e.g. that the work does
+      not grow with the batch: a loop over time, not over the sequences);
+    - ``bounds``: ``{argument name: (low, high)}``, the range of its values (every entry of a tensor)
+      that the question's text promises the answer must handle (None: no bound on that side); a
+      question states its bounds once, here, and its text and its draws must agree with them.
+
+    The hidden test's own cases and oracle are not declared here but in ``seqlab_hidden.<chapter>``
+    (:meth:`with_hidden`), which the student's install does not hold.
     """
 
     name: str
@@ -217,17 +307,36 @@ class Question:
     value_only: tuple[str, ...] = ()
     arg_names: tuple[str, ...] | None = None
     judge: Callable | None = None
+    grad_untouched: bool = False
+    extra: Callable | None = None
+    bounds: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
 
     def __post_init__(self):
-        _QUESTIONS[self.name] = self  # the hidden test, run after the public one, finds it here
+        _QUESTIONS[self.name] = self  # a question declared in a cell: its hidden test finds it here
 
     @staticmethod
     def named(name: str) -> Question:
-        """The question the public test of ``name`` declared (otter runs each test case in a copy
-        of the notebook's globals, so the hidden test case looks it up here)."""
+        """The question ``name``: declared in ``seqlab.exercises.questions.<chapter>``, or (a chapter
+        not yet converted) by its public test cell, which must then have run first."""
+        if name in _declared():
+            return _declared()[name][1]
         if name not in _QUESTIONS:
             raise AssertionError(f"the public test of {name} has not run: run its grader.check first")
         return _QUESTIONS[name]
+
+    @staticmethod
+    def chapter_of(name: str) -> str:
+        """The chapter whose module declares the question ``name``."""
+        if name not in _declared():
+            raise AssertionError(f"no chapter declares a question {name!r}")
+        return _declared()[name][0]
+
+    def with_hidden(self) -> Question:
+        """This question as its hidden test runs it: the fields that ``seqlab_hidden.<chapter>``
+        replaces for it (hidden edge cases, a hidden oracle, more draws) replaced. Only the
+        autograder (its zip, or the repository's tests) has that module."""
+        module = _hidden_module(Question.chapter_of(self.name), self.name)
+        return dataclasses.replace(self, **getattr(module, "HIDDEN", {}).get(self.name, {}))
 
     def cases(self, public: bool) -> list[tuple[str, Callable[[], tuple]]]:
         """``[(label, make)]``: the random draws then the edge cases of a public or hidden test;
@@ -255,7 +364,7 @@ class Question:
             raise AssertionError(f"{self.name} is {answer!r}: the function is not written yet")
         if not callable(answer):
             raise AssertionError(f"{self.name} should be a function, got {type(answer).__name__}")
-        if not public and self.forbidden:
+        if self.forbidden:
             answer = forbidding(answer, namespace if namespace is not None else {}, *self.forbidden)
         for label, make in self.cases(public):
             if self.oracle is None and self.judge is None:
@@ -266,6 +375,8 @@ class Question:
             compare_gradients = self.grad and label not in {f"edge case '{e}'" for e in self.value_only}
             if self._check_values(answer, make, names, where, label, public) and compare_gradients:
                 self._check_gradients(answer, make, names, where)
+        if self.extra is not None:
+            self.extra(answer, public)
 
     def _want(self, label: str, public: bool):
         """The right result of the case ``label`` (or the error it must raise)."""
@@ -291,12 +402,19 @@ class Question:
                     f"{where} should raise {kind}, but raised {type(error).__name__}"
                 ) from None
             raise AssertionError(f"{where} should raise {kind} (the question says when), but returned")
+        leaves = _graph_leaves(args) if self.grad_untouched else []
+        grads_before = [_grad_of(leaf) for leaf in leaves]
         got = answer(*args)
         for name, old, new in zip(names, before, args):
             if not _same(old, new):
                 raise AssertionError(
                     f"{where}: your function changed its argument {name}; leave the inputs unchanged"
                 )
+        if any(_grad_of(leaf) is not old for leaf, old in zip(leaves, grads_before)):
+            raise AssertionError(
+                f"{where}: your function wrote into the .grad of a tensor behind its arguments "
+                "(.backward() does); compute gradients with torch.autograd.grad, which leaves .grad alone"
+            )
         if self.judge:
             self.judge(got, args, f"the result of {where}")
         else:
