@@ -15,12 +15,16 @@ def _seed():
 @pytest.fixture(scope="session")
 def dist(tmp_path_factory, worker_id):
     """What `make student` builds, for every chapter with exercises (shared by all test modules,
-    and built once for all of pytest-xdist's workers). otter's own run of the solutions is skipped:
-    test_exercises grades them itself."""
+    and built once for all of pytest-xdist's workers; SEQLAB_TEST_DIST=dist reuses one instead).
+    otter's own run of the solutions is skipped: test_exercises grades them itself."""
+    from pathlib import Path
+
     from tools.course import chapters
     from tools.handout import student
     from tools.otter_format import has_exercises
 
+    if os.environ.get("SEQLAB_TEST_DIST"):  # a dist built already (make student): reused as it is
+        return Path(os.environ["SEQLAB_TEST_DIST"]).resolve()
     shared = tmp_path_factory.getbasetemp()
     if worker_id != "master":  # every worker's base folder sits in the run's one folder
         shared = shared.parent

@@ -117,14 +117,14 @@ def clip_grad_norm(parameters: Sequence[torch.Tensor], max_norm: float) -> float
     grads = [p.grad for p in parameters if p.grad is not None]
     if not grads:
         return 0.0
-    # the squares of gradients near 1e20 overflow float32 (and near 1e160 float64): the norm is
-    # taken of the gradients divided by their largest entry, in float64, then scaled back
-    peak = max((g.detach().abs().max().double() for g in grads if g.numel()), default=None)
-    if peak is None or peak == 0 or not torch.isfinite(peak):
-        total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g.double()) for g in grads]))
-    else:
-        parts = [torch.linalg.vector_norm(g.detach().double() / peak) for g in grads]
-        total = peak * torch.linalg.vector_norm(torch.stack(parts))
+    total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
+    if not torch.isfinite(total) or total == 0:
+        # the squares of gradients near 1e20 overflow float32 (near 1e-25 they underflow to 0):
+        # then the norm is taken of the gradients divided by their largest entry, in float64
+        peak = max((g.detach().abs().max().double() for g in grads if g.numel()), default=None)
+        if peak is not None and torch.isfinite(peak) and peak > 0:
+            parts = [torch.linalg.vector_norm(g.detach().double() / peak) for g in grads]
+            total = peak * torch.linalg.vector_norm(torch.stack(parts))
     if total > max_norm:
         for g in grads:
             g.mul_(max_norm / total)

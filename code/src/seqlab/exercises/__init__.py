@@ -460,7 +460,11 @@ def check(name: str, answer, hidden: bool = False) -> None:
     if question.arg_names == () and not callable(answer):  # a value: a function of no arguments
         answer = (lambda value: lambda: value)(answer)
     namespace = getattr(answer, "__globals__", None)
-    if hidden:  # the hidden test reruns the public cases: it passes only where every test does
-        question.check(answer, namespace, public=True)
+    if hidden:
+        public = question
         question = question.with_hidden()
+        # the hidden test passes only where every test does: its cases hold the public draws and
+        # edge cases, unless its module replaces how cases are made or judged; then it reruns them
+        if any(getattr(question, f) is not getattr(public, f) for f in ("draw", "oracle", "edges", "judge")):
+            public.check(answer, namespace, public=True)
     question.check(answer, namespace, public=not hidden)
