@@ -383,6 +383,9 @@ def test_harness_rejects_a_case_outside_the_bounds_its_question_declares():
 
     with pytest.raises(ValueError, match="x is not of norm at most 1"):
         _scale_question(bounds={"x": small_norm}, arg_names=("x", "w")).check(lambda x, w: x * w, {})
+    product = _scale_question(bounds={"x * w": (-1e-3, 1e-3, lambda x, w: x * w)}, arg_names=("x", "w"))
+    with pytest.raises(ValueError, match=r"x \* w reaches .* outside the bounds"):
+        product.check(lambda x, w: x * w, {})
     misnamed = _scale_question(bounds={"scores": (-1.0, 1.0)}, arg_names=("x", "w"))
     with pytest.raises(ValueError, match="not among its arguments"):
         misnamed.check(lambda x, w: x * w, {}, public=True)

@@ -289,7 +289,9 @@ class Question:
     - ``bounds``: ``{argument name: (low, high)}``, the range of its values (every entry of a tensor)
       that the question's text promises the answer must handle (None: no bound on that side), or
       ``{argument name: predicate}`` for a bound no range states (the predicate's docstring says
-      what it is, e.g. "finite gradients whose global norm their dtype holds"); a
+      what it is, e.g. "finite gradients whose global norm their dtype holds"), or, for a quantity
+      the text bounds that is no argument (the scores ``q k^T / sqrt(D)``), ``{name: (low, high,
+      function of the arguments)}``; a
       question states its bounds once, here, and its text and its draws must agree with them:
       :meth:`check` runs :meth:`check_bounds` on every case, public and hidden, before the answer.
 
@@ -312,9 +314,7 @@ class Question:
     judge: Callable | None = None
     grad_untouched: bool = False
     extra: Callable | None = None
-    bounds: Mapping[str, tuple[float | None, float | None] | Callable[[object], bool]] = field(
-        default_factory=dict
-    )
+    bounds: Mapping[str, tuple | Callable[[object], bool]] = field(default_factory=dict)
 
     def __post_init__(self):
         _QUESTIONS[self.name] = self  # a question declared in a cell: its hidden test finds it here
@@ -364,15 +364,17 @@ class Question:
         """Raise ``ValueError`` when a case's arguments leave the ``bounds`` the question declares
         (its text promises them): a fault of the question, never of the answer. Every entry of a
         tensor (or of a list of tensors) counts; NaN is no value and counts for none."""
-        unknown = sorted(set(self.bounds) - set(names))
+        derived = {n: b for n, b in self.bounds.items() if n not in names}
+        unknown = sorted(n for n, b in derived.items() if not (isinstance(b, tuple) and len(b) == 3))
         if unknown:
             raise ValueError(
-                f"{self.name} declares bounds for {unknown}, which are not among its arguments {list(names)}"
+                f"{self.name} declares bounds for {unknown}, which are not among its arguments "
+                f"{list(names)} (a derived quantity takes (low, high, function of the arguments))"
             )
-        for name, value in zip(names, args):
-            if name not in self.bounds:
-                continue
-            bound = self.bounds[name]
+        values_of = {name: value for name, value in zip(names, args) if name in self.bounds}
+        values_of.update({name: bound[2](*args) for name, bound in derived.items()})
+        for name, value in values_of.items():
+            bound = self.bounds[name][:2] if name in derived else self.bounds[name]
             if callable(bound):  # a bound no range can state: a predicate, its docstring says which
                 if not bound(value):
                     raise ValueError(
