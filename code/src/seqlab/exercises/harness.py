@@ -363,7 +363,7 @@ class Question:
     def check_bounds(self, args: Sequence, names: Sequence[str], label: str) -> None:
         """Raise ``ValueError`` when a case's arguments leave the ``bounds`` the question declares
         (its text promises them): a fault of the question, never of the answer. Every entry of a
-        tensor (or of a list of tensors) counts; NaN is no value and counts for none."""
+        tensor (or of a list of tensors or numbers) counts; NaN is no value and counts for none."""
         derived = {n: b for n, b in self.bounds.items() if n not in names}
         unknown = sorted(n for n, b in derived.items() if not (isinstance(b, tuple) and len(b) == 3))
         if unknown:
@@ -383,7 +383,7 @@ class Question:
                     )
                 continue
             low, high = bound
-            values = [t.detach() for t in _tensors(value)] or [torch.tensor(float(value))]
+            values = [t.detach() for t in _tensors(value)] or [torch.as_tensor(value, dtype=torch.float64)]
             values = [v[~torch.isnan(v)] if v.is_floating_point() else v for v in values]
             smallest = min((float(v.min()) for v in values if v.numel()), default=None)
             largest = max((float(v.max()) for v in values if v.numel()), default=None)
