@@ -107,8 +107,18 @@ def test_zip_declares_everything_its_tests_import(dist, name):
     assert "torch==2.13.0" in pip and f"--extra-index-url {student.TORCH_INDEX}" in pip
     for pin in student.pinned(student.RUNTIME[1:]):  # all but torch (from its own index, above)
         assert pin in pip
-    # the seqlab wheel: a path relative to the zip's folder (where setup.sh's installer runs)
-    (wheel_line,) = [x for x in pip if x.endswith(".whl")]
+    # the seqlab wheel and the chapter's hidden cases' (seqlab_hidden): paths relative to the zip's
+    # folder (where setup.sh's installer runs)
+    wheel_line, hidden_line = [x for x in pip if x.endswith(".whl")]
+    hidden = zipfile.ZipFile(io.BytesIO(archive.read(hidden_line.removeprefix("./"))))
+    assert {"seqlab_hidden/__init__.py", f"seqlab_hidden/{name}.py"} <= set(hidden.namelist()) or not (
+        ROOT / "code" / "tools" / "grading" / "seqlab_hidden" / f"{name}.py"
+    ).is_file()
+    assert not [
+        n
+        for n in hidden.namelist()
+        if n.startswith("seqlab_hidden/") and name not in n and "__init__" not in n
+    ]
     member = wheel_line.removeprefix("./")
     assert member in archive.namelist(), (wheel_line, archive.namelist())
     version = seqlab_version()
@@ -121,20 +131,21 @@ def test_zip_declares_everything_its_tests_import(dist, name):
     # every module the tests import is in the environment
     tests = "\n".join(archive.read(n).decode() for n in archive.namelist() if n.startswith("tests/"))
     for module in set(re.findall(r"^\s*(?:from|import) (\w+)", tests, re.M)) - set(sys.stdlib_module_names):
-        assert module in {"torch", "numpy", "seqlab", "otter", "matplotlib"}, module
+        assert module in {"torch", "numpy", "seqlab", "otter", "matplotlib", "seqlab_hidden"}, module
 
 
 def test_zip_wheel_installs(dist, tmp_path):
     """The wheel inside a zip installs (into a folder, without its dependencies: offline)."""
     (zip_path,) = (dist / CHAPTERS[0] / "autograder").glob("*.zip")
     pip, archive = environment(zip_path)
-    (wheel_line,) = [x for x in pip if x.endswith(".whl")]
+    wheels = [x for x in pip if x.endswith(".whl")]
     archive.extractall(tmp_path / "source")
     cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-           "--target", str(tmp_path / "site"), wheel_line]  # fmt: skip
+           "--target", str(tmp_path / "site"), *wheels]  # fmt: skip
     result = subprocess.run(cmd, cwd=tmp_path / "source", capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "site" / "seqlab" / "exercises").is_dir()
+    assert (tmp_path / "site" / "seqlab_hidden" / f"{CHAPTERS[0]}.py").is_file()
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
