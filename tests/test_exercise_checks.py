@@ -366,3 +366,46 @@ def test_questions_declared_as_code_need_no_public_cell_and_hide_their_hidden_ca
     check("steps_below", steps_below)
     with pytest.raises(AssertionError, match="a power of the rate"):
         check("steps_below", steps_below, hidden=True)
+
+
+def test_harness_rejects_a_case_outside_the_bounds_its_question_declares():
+    """A question's text states bounds (``bounds``); a draw that leaves them is the question's
+    fault, and the harness says so before the answer runs, public and hidden."""
+    within = _scale_question(bounds={"x": (-10.0, 10.0)}, arg_names=("x", "w"))
+    within.check(lambda x, w: x * w, {}, public=False)
+    outside = _scale_question(bounds={"x": (-1.0, 1.0)}, arg_names=("x", "w"))
+    with pytest.raises(ValueError, match="outside the bounds"):
+        outside.check(lambda x, w: x * w, {}, public=True)
+
+    def small_norm(x):
+        """of norm at most 1"""
+        return bool(x.norm() <= 1)
+
+    with pytest.raises(ValueError, match="x is not of norm at most 1"):
+        _scale_question(bounds={"x": small_norm}, arg_names=("x", "w")).check(lambda x, w: x * w, {})
+    product = _scale_question(bounds={"x * w": (-1e-3, 1e-3, lambda x, w: x * w)}, arg_names=("x", "w"))
+    with pytest.raises(ValueError, match=r"x \* w reaches .* outside the bounds"):
+        product.check(lambda x, w: x * w, {})
+    misnamed = _scale_question(bounds={"scores": (-1.0, 1.0)}, arg_names=("x", "w"))
+    with pytest.raises(ValueError, match="not among its arguments"):
+        misnamed.check(lambda x, w: x * w, {}, public=True)
+
+
+def test_every_declared_case_stays_within_the_bounds_its_text_states():
+    """Every public and hidden case of every question declared as code (its random draws and its
+    edge cases) lies within the question's ``bounds``, which its text states."""
+    from seqlab.exercises.harness import _declared
+
+    checked = 0
+    for chapter, question in _declared().values():
+        if not question.bounds:
+            continue
+        hidden = question.with_hidden()
+        for public, q in ((True, question), (False, hidden)):
+            for label, make in q.cases(public):
+                args = make()
+                if q.oracle is None and q.judge is None:
+                    args = args[0]
+                q.check_bounds(args, q._names(len(args)), f"{chapter}, {label}")
+                checked += 1
+    assert checked > 0

@@ -13,114 +13,138 @@ hidden tests must fail them (questions with nothing to delegate to are left out)
 FORMAT_ONLY = {"farthest_k"}
 
 WRONG = {
-    "sinusoidal_table": [
-        # sin and cos swapped
+    "rotate_pairs": [
+        # the other sense of rotation (R(-phi)): sin with the wrong sign
         """
-def sinusoidal_table(T, E):
-    p = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+def rotate_pairs(x, positions):
+    E = x.shape[-1]
     w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
-    table = torch.zeros(T, E, dtype=torch.float64)
-    table[:, 0::2], table[:, 1::2] = torch.cos(p * w), torch.sin(p * w)
-    return table.float()
+    angle = positions.to(torch.float64)[:, None] * w
+    c, s = torch.cos(angle), torch.sin(angle)
+    even, odd = x[..., 0::2].double(), x[..., 1::2].double()
+    return torch.stack([c * even - s * odd, c * odd + s * even], dim=-1).flatten(-2).to(x.dtype)
 """,
-        # exponent i / E instead of 2i / E
+        # rotated by the index t of the row, not by positions[t]
         """
-def sinusoidal_table(T, E):
-    p = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+def rotate_pairs(x, positions):
+    E, T = x.shape[-1], x.shape[1]
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    angle = torch.arange(T, dtype=torch.float64)[:, None] * w
+    c, s = torch.cos(angle), torch.sin(angle)
+    even, odd = x[..., 0::2].double(), x[..., 1::2].double()
+    return torch.stack([c * even + s * odd, c * odd - s * even], dim=-1).flatten(-2).to(x.dtype)
+""",
+        # pairs taken as the two halves (x_i, x_{i + E/2}), not neighbours
+        """
+def rotate_pairs(x, positions):
+    E = x.shape[-1]
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    angle = positions.to(torch.float64)[:, None] * w
+    c, s = torch.cos(angle), torch.sin(angle)
+    first, second = x[..., : E // 2].double(), x[..., E // 2 :].double()
+    return torch.cat([c * first + s * second, c * second - s * first], dim=-1).to(x.dtype)
+""",
+        # angles in float32: off by up to 1e-3 radians at position 20000
+        """
+def rotate_pairs(x, positions):
+    E = x.shape[-1]
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float32) / E)
+    angle = positions.to(torch.float32)[:, None] * w
+    c, s = torch.cos(angle).to(x.dtype), torch.sin(angle).to(x.dtype)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.stack([c * even + s * odd, c * odd - s * even], dim=-1).flatten(-2)
+""",
+        # the frequencies 10000 ** (-i / E), i counting pairs
+        """
+def rotate_pairs(x, positions):
+    E = x.shape[-1]
     w = 10000 ** (-torch.arange(E // 2, dtype=torch.float64) / E)
-    table = torch.zeros(T, E, dtype=torch.float64)
-    table[:, 0::2], table[:, 1::2] = torch.sin(p * w), torch.cos(p * w)
-    return table.float()
+    angle = positions.to(torch.float64)[:, None] * w
+    c, s = torch.cos(angle), torch.sin(angle)
+    even, odd = x[..., 0::2].double(), x[..., 1::2].double()
+    return torch.stack([c * even + s * odd, c * odd - s * even], dim=-1).flatten(-2).to(x.dtype)
 """,
-        # float64 where float32 is asked
+        # the page's encoding added instead of a rotation
         """
-def sinusoidal_table(T, E):
-    p = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+def rotate_pairs(x, positions):
+    E = x.shape[-1]
     w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
-    table = torch.zeros(T, E, dtype=torch.float64)
-    table[:, 0::2], table[:, 1::2] = torch.sin(p * w), torch.cos(p * w)
-    return table
-""",
-        # sines in the first half, cosines in the second, instead of interleaved
-        """
-def sinusoidal_table(T, E):
-    p = torch.arange(T, dtype=torch.float64).unsqueeze(1)
-    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
-    return torch.cat([torch.sin(p * w), torch.cos(p * w)], dim=1).float()
-""",
-        # the table of the public example, hard-coded
-        """
-def sinusoidal_table(T, E):
-    return torch.tensor(
-        [
-            [0.0, 1.0, 0.0, 1.0],
-            [0.841471, 0.540302, 0.0099998, 0.99995],
-            [0.909297, -0.416147, 0.0199987, 0.9998],
-        ]
-    )
+    angle = positions.to(torch.float64)[:, None] * w
+    pe = torch.stack([torch.sin(angle), torch.cos(angle)], dim=-1).flatten(-2)
+    return (x.double() + pe).to(x.dtype)
 """,
     ],
-    "offset_distance_sq": [
-        # the formula of the lecture notes, without the square
+    "mean_distance_sq": [
+        # divided by the T (T - 1) pairs of distinct positions (and T = 1 divides by zero)
         """
-def offset_distance_sq(k, E):
+def mean_distance_sq(T, E):
     w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
-    return float((4 * torch.sin(k * w / 2)).sum())
+    centre = (torch.sin(T * w / 2) / torch.sin(w / 2)) ** 2
+    return float((E * T**2 - 2 * centre.sum()) / (T * (T - 1)))
 """,
-        # every pair treated as the fastest one
+        # every offset k = 0 .. T - 1 counted as often (a mean over offsets, not over pairs)
         """
-def offset_distance_sq(k, E):
-    return float(E / 2 * 4 * math.sin(k / 2) ** 2)
+def mean_distance_sq(T, E):
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    k = torch.arange(T, dtype=torch.float64)[:, None]
+    return float((4 * torch.sin(k * w / 2) ** 2).sum(-1).mean())
 """,
-        # summed over i < E instead of i < E/2 (the extra, slow terms matter at large k)
+        # the T - k pairs at offset k counted once, not for (p, q) and (q, p)
         """
-def offset_distance_sq(k, E):
-    w = 10000 ** (-2 * torch.arange(E, dtype=torch.float64) / E)
-    return float((4 * torch.sin(k * w / 2) ** 2).sum())
+def mean_distance_sq(T, E):
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    k = torch.arange(1, T, dtype=torch.float64)[:, None]
+    d = (4 * torch.sin(k * w / 2) ** 2).sum(-1)
+    return float(((T - k[:, 0]) * d).sum() / T**2)
+""",
+        # the mean vector's length without the 1 / T^2
+        """
+def mean_distance_sq(T, E):
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    centre = (torch.sin(T * w / 2) / torch.sin(w / 2)) ** 2
+    return float(E - 2 * centre.sum() / T)
 """,
         # a one-element tensor, not a Python float
         """
-def offset_distance_sq(k, E):
+def mean_distance_sq(T, E):
     w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
-    return (4 * torch.sin(k * w / 2) ** 2).sum()
-""",
-        # 2 - 2cos summed with the angle k w_i / 2 (half angle twice)
-        """
-def offset_distance_sq(k, E):
-    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
-    return float((2 - 2 * torch.cos(k * w / 2)).sum())
+    return E - 2 * ((torch.sin(T * w / 2) / (T * torch.sin(w / 2))) ** 2).sum()
 """,
     ],
-    "pe_norm": [
-        # the squared norm instead of the norm
+    "pe_speed": [
+        # the norm of PE(p) itself, not of its velocity
         """
-def pe_norm(E):
-    return E / 2
+def pe_speed(E):
+    return math.sqrt(E / 2)
 """,
-        # as if every feature were a unit vector
+        # the frequencies summed, not their squares, and no square root
         """
-def pe_norm(E):
-    return math.sqrt(E)
+def pe_speed(E):
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    return float(w.sum())
 """,
-        # E / 4 (right at E = 8 only)
+        # the square root of the sum of the frequencies
         """
-def pe_norm(E):
-    return E / 4
+def pe_speed(E):
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    return math.sqrt(float(w.sum()))
 """,
-        # rounded down to a whole number (right where E / 2 is a square)
+        # the fastest pair only
         """
-def pe_norm(E):
-    return float(int(math.sqrt(E / 2)))
+def pe_speed(E):
+    return 1.0
 """,
-        # log2 E - 1 (right at E = 8 only)
+        # the sine of each pair only: half the squares
         """
-def pe_norm(E):
-    return math.log2(E) - 1
+def pe_speed(E):
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    return math.sqrt(float((w**2).sum()) / 2)
 """,
-        # the value at E = 8, hard-coded
+        # every feature with its own frequency 10000 ** (-j / E), j = 0 .. E - 1
         """
-def pe_norm(E):
-    return 2.0
+def pe_speed(E):
+    w = 10000 ** (-torch.arange(E, dtype=torch.float64) / E)
+    return math.sqrt(float((w**2).sum()))
 """,
     ],
     "farthest_k": [
@@ -185,16 +209,19 @@ def relative_scores(q, k, bias, K):
 }
 
 DELEGATING = {
-    "sinusoidal_table": """
-def sinusoidal_table(T, E):
-    import seqlab.positional
-    return seqlab.positional.sinusoidal_encoding(T, E)
-""",
-    "offset_distance_sq": """
-def offset_distance_sq(k, E):
+    "rotate_pairs": """
+def rotate_pairs(x, positions):
     from seqlab.positional import sinusoidal_encoding
-    table = sinusoidal_encoding(k + 1, E, dtype=torch.float64)
-    return float(((table[k] - table[0]) ** 2).sum())
+    table = sinusoidal_encoding(int(positions.max()) + 1, x.shape[-1], dtype=torch.float64)[positions]
+    s, c = table[:, 0::2], table[:, 1::2]
+    even, odd = x[..., 0::2].double(), x[..., 1::2].double()
+    return torch.stack([c * even + s * odd, c * odd - s * even], dim=-1).flatten(-2).to(x.dtype)
+""",
+    "mean_distance_sq": """
+def mean_distance_sq(T, E):
+    from seqlab.positional import sinusoidal_encoding
+    table = sinusoidal_encoding(T, E, dtype=torch.float64)
+    return float(((table[:, None] - table[None]) ** 2).sum(-1).mean())
 """,
 }
 
@@ -203,78 +230,91 @@ def offset_distance_sq(k, E):
 # float32), written before the tests were strengthened: every one must fail a test case, and a
 # public one unless it only delegates (tests/test_exercises.py).
 WRONG_NEW = {
-    "sinusoidal_table": [
-        # .squeeze() of the angles: breaks at E = 2 (one pair)
+    "rotate_pairs": [
+        # .squeeze() of the angles: breaks at T = 1 or E = 2 (one pair)
         """
-def sinusoidal_table(T, E):
-    p = torch.arange(T, dtype=torch.float64).unsqueeze(1)
-    angles = (p * 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)).squeeze()
-    table = torch.zeros(T, E, dtype=torch.float64)
-    table[:, 0::2] = torch.sin(angles)
-    table[:, 1::2] = torch.cos(angles)
-    return table.float()
-""",
-        # the frequencies of the pairs' odd features too: w_i = 10000 ** (-i / E) for every feature
-        """
-def sinusoidal_table(T, E):
-    p = torch.arange(T, dtype=torch.float64).unsqueeze(1)
-    w = 10000 ** (-torch.arange(E, dtype=torch.float64) / E)
-    table = torch.sin(p * w)
-    table[:, 1::2] = torch.cos(p * w[1::2])
-    return table.float()
-""",
-        # a float64 table when T = 1 (an early return for the first position only)
-        """
-def sinusoidal_table(T, E):
-    if T == 1:
-        return torch.tensor([[0.0, 1.0] * (E // 2)], dtype=torch.float64)
-    p = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+def rotate_pairs(x, positions):
+    E = x.shape[-1]
     w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
-    table = torch.zeros(T, E, dtype=torch.float64)
-    table[:, 0::2] = torch.sin(p * w)
-    table[:, 1::2] = torch.cos(p * w)
-    return table.float()
+    angle = (positions.to(torch.float64)[:, None] * w).squeeze()
+    c, s = torch.cos(angle), torch.sin(angle)
+    even, odd = x[..., 0::2].double(), x[..., 1::2].double()
+    return torch.stack([c * even + s * odd, c * odd - s * even], dim=-1).flatten(-2).to(x.dtype)
+""",
+        # float64 returned for float32 x
+        """
+def rotate_pairs(x, positions):
+    E = x.shape[-1]
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    angle = positions.to(torch.float64)[:, None] * w
+    c, s = torch.cos(angle), torch.sin(angle)
+    even, odd = x[..., 0::2].double(), x[..., 1::2].double()
+    return torch.stack([c * even + s * odd, c * odd - s * even], dim=-1).flatten(-2)
+""",
+        # rotated in place: the caller's x changes
+        """
+def rotate_pairs(x, positions):
+    E = x.shape[-1]
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    angle = positions.to(torch.float64)[:, None] * w
+    c, s = torch.cos(angle).to(x.dtype), torch.sin(angle).to(x.dtype)
+    even, odd = x[..., 0::2].clone(), x[..., 1::2].clone()
+    x[..., 0::2], x[..., 1::2] = c * even + s * odd, c * odd - s * even
+    return x.clone()
+""",
+        # the page's M_k, built for every position (what the question rules out)
+        """
+def rotate_pairs(x, positions):
+    E = x.shape[-1]
+    rows = []
+    for t, p in enumerate(positions.tolist()):
+        blocks = []
+        for i in range(E // 2):
+            a = p * 10000.0 ** (-2 * i / E)
+            c, s = math.cos(a), math.sin(a)
+            blocks.append(torch.tensor([[c, s], [-s, c]], dtype=torch.float64))
+        rows.append(x[:, t].double() @ torch.block_diag(*blocks).T)
+    return torch.stack(rows, dim=1).to(x.dtype)
 """,
     ],
-    "offset_distance_sq": [
-        # a one-element tensor, not a float
+    "mean_distance_sq": [
+        # computed in float32
         """
-def offset_distance_sq(k, E):
-    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
-    return (4 * torch.sin(k * w / 2) ** 2).sum()
-""",
-        # computed in float32: a relative error of about 1e-5 at large offsets
-        """
-def offset_distance_sq(k, E):
+def mean_distance_sq(T, E):
     w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float32) / E)
-    return float((4 * torch.sin(k * w / 2) ** 2).sum())
+    return float(E - 2 * ((torch.sin(T * w / 2) / (T * torch.sin(w / 2))) ** 2).sum())
 """,
-        # builds the two encodings from a table of its own (what the question says not to do)
+        # the page's closed form with cosines (forbidden here)
         """
-def offset_distance_sq(k, E):
-    p = torch.arange(k + 1, dtype=torch.float64).unsqueeze(1)
+def mean_distance_sq(T, E):
     w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
-    table = torch.cat([torch.sin(p * w), torch.cos(p * w)], dim=1)
-    return float(((table[k] - table[0]) ** 2).sum())
+    k = torch.arange(1, T, dtype=torch.float64)[:, None]
+    d = (2 - 2 * torch.cos(k * w)).sum(-1)
+    return float(2 * ((T - k[:, 0]) * d).sum() / T**2)
 """,
     ],
-    "pe_norm": [
+    "pe_speed": [
         # a one-element tensor, not a float
         """
-def pe_norm(E):
-    return torch.tensor(E / 2, dtype=torch.float64).sqrt()
-""",
-        # an int where the norm is a whole number
-        """
-def pe_norm(E):
-    n = math.sqrt(E / 2)
-    return int(n) if n == int(n) else n
-""",
-        # measured on a table of one position (builds the table the question rules out)
-        """
-def pe_norm(E):
+def pe_speed(E):
     w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
-    return float(torch.cat([torch.sin(w), torch.cos(w)]).norm())
+    return (w**2).sum().sqrt()
+""",
+        # an int where the speed is a whole number (E = 2)
+        """
+def pe_speed(E):
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    v = math.sqrt(float((w**2).sum()))
+    return int(v) if v == int(v) else v
+""",
+        # measured by a finite difference of a table it builds (what the question rules out)
+        """
+def pe_speed(E):
+    w = 10000 ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)
+    h = 1e-6
+    a = torch.cat([torch.sin(h * w), torch.cos(h * w)])
+    b = torch.cat([torch.sin(-h * w), torch.cos(-h * w)])
+    return float((a - b).norm() / (2 * h))
 """,
     ],
     "relative_scores": [

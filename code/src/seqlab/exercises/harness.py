@@ -287,8 +287,13 @@ class Question:
     - ``extra(answer, public)``: checks beyond the cases, run after them (e.g. that the work does
       not grow with the batch: a loop over time, not over the sequences);
     - ``bounds``: ``{argument name: (low, high)}``, the range of its values (every entry of a tensor)
-      that the question's text promises the answer must handle (None: no bound on that side); a
-      question states its bounds once, here, and its text and its draws must agree with them.
+      that the question's text promises the answer must handle (None: no bound on that side), or
+      ``{argument name: predicate}`` for a bound no range states (the predicate's docstring says
+      what it is, e.g. "finite gradients whose global norm their dtype holds"), or, for a quantity
+      the text bounds that is no argument (the scores ``q k^T / sqrt(D)``), ``{name: (low, high,
+      function of the arguments)}``; a
+      question states its bounds once, here, and its text and its draws must agree with them:
+      :meth:`check` runs :meth:`check_bounds` on every case, public and hidden, before the answer.
 
     The hidden test's own cases and oracle are not declared here but in ``seqlab_hidden.<chapter>``
     (:meth:`with_hidden`), which the student's install does not hold.
@@ -309,7 +314,7 @@ class Question:
     judge: Callable | None = None
     grad_untouched: bool = False
     extra: Callable | None = None
-    bounds: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    bounds: Mapping[str, tuple | Callable[[object], bool]] = field(default_factory=dict)
 
     def __post_init__(self):
         _QUESTIONS[self.name] = self  # a question declared in a cell: its hidden test finds it here
@@ -355,6 +360,41 @@ class Question:
             names = []
         return (names + [f"argument {i}" for i in range(len(names), n)])[:n]
 
+    def check_bounds(self, args: Sequence, names: Sequence[str], label: str) -> None:
+        """Raise ``ValueError`` when a case's arguments leave the ``bounds`` the question declares
+        (its text promises them): a fault of the question, never of the answer. Every entry of a
+        tensor (or of a list of tensors or numbers) counts; NaN is no value and counts for none."""
+        derived = {n: b for n, b in self.bounds.items() if n not in names}
+        unknown = sorted(n for n, b in derived.items() if not (isinstance(b, tuple) and len(b) == 3))
+        if unknown:
+            raise ValueError(
+                f"{self.name} declares bounds for {unknown}, which are not among its arguments "
+                f"{list(names)} (a derived quantity takes (low, high, function of the arguments))"
+            )
+        values_of = {name: value for name, value in zip(names, args) if name in self.bounds}
+        values_of.update({name: bound[2](*args) for name, bound in derived.items()})
+        for name, value in values_of.items():
+            bound = self.bounds[name][:2] if name in derived else self.bounds[name]
+            if callable(bound):  # a bound no range can state: a predicate, its docstring says which
+                if not bound(value):
+                    raise ValueError(
+                        f"{self.name} [{label}]: {name} is not {bound.__doc__}, as its text states "
+                        "(a fault of the question, not of the answer)"
+                    )
+                continue
+            low, high = bound
+            values = [t.detach() for t in _tensors(value)] or [torch.as_tensor(value, dtype=torch.float64)]
+            values = [v[~torch.isnan(v)] if v.is_floating_point() else v for v in values]
+            smallest = min((float(v.min()) for v in values if v.numel()), default=None)
+            largest = max((float(v.max()) for v in values if v.numel()), default=None)
+            if smallest is None:
+                continue
+            if (low is not None and smallest < low) or (high is not None and largest > high):
+                raise ValueError(
+                    f"{self.name} [{label}]: {name} reaches {smallest:.6g} .. {largest:.6g}, outside the "
+                    f"bounds [{low}, {high}] its text states (a fault of the question, not of the answer)"
+                )
+
     def check(self, answer, namespace: dict | None = None, public: bool = True) -> None:
         """Check ``answer`` on the public (``public=True``) or hidden cases; raise
         ``AssertionError`` with a message for the student at the first problem."""
@@ -371,6 +411,7 @@ class Question:
                 make = lambda make=make: make()[0]  # noqa: E731
             args = make()
             names = self._names(len(args))
+            self.check_bounds(args, names, label)
             where = f"{self.name}({describe(args, names)}) [{label}]"
             compare_gradients = self.grad and label not in {f"edge case '{e}'" for e in self.value_only}
             if self._check_values(answer, make, names, where, label, public) and compare_gradients:

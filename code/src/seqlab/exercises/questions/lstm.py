@@ -163,6 +163,11 @@ LSTM_PADDED = Question(
     draws=(5, 20),  # each draw runs two LSTMs and their backward passes: grading stays fast
     forbidden=(*LSTM_FORBIDDEN, "torch.nn.utils.rnn.pack_padded_sequence"),
     extra=loops_over_time,
+    # "lengths is a list of ints between 1 and T"
+    bounds={
+        "lengths": (1, None),
+        "max(lengths) - T": (None, 0, lambda x, lengths, *_: max(lengths) - x.shape[1]),
+    },
 )
 
 QUESTIONS = (

@@ -82,6 +82,17 @@ def clip_oracle(grads, max_norm):
     return [p.grad for p in params]
 
 
+def norm_held(grads) -> bool:
+    """finite gradients whose global norm their dtype holds"""
+    if not all(torch.isfinite(g).all() for g in grads):
+        return False
+    peak = max((g.abs().max().item() for g in grads if g.numel()), default=0.0)
+    if peak == 0.0:
+        return True
+    total = peak * sum((g.double() / peak).square().sum().item() for g in grads) ** 0.5
+    return all(total <= torch.finfo(g.dtype).max for g in grads)
+
+
 def clip_draw(d):
     shapes = [tuple(d.sizes(d.integer(1, 2))) for _ in range(d.integer(1, 3))]
     scale = 10.0 if d.index % 4 < 2 else 0.05  # above the threshold, or below it
@@ -101,7 +112,7 @@ CLIP = Question(
     },
     forbidden=("seqlab.train.clip_grad_norm", "torch.nn.utils.clip_grad_norm_"),
     new_tensors=True,
-    bounds={"max_norm": (0.0, None)},  # and finite gradients whose global norm their dtype holds
+    bounds={"max_norm": (0.0, None), "grads": norm_held},
 )
 
 
