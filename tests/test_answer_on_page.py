@@ -92,6 +92,19 @@ def test_a_rule_read_off_a_column_is_found(tmp_path):
     assert ("triangle", "rule") in findings
 
 
+def test_a_closed_form_computed_inside_a_larger_expression_is_found(tmp_path):
+    """The answer's formula, its names replaced by what the page computes in their place."""
+    lesson = "import torch\n\nd = (3 * torch.cos(torch.arange(9.0)[:, None] * w / 5) ** 2).sum(-1)"
+    findings, _ = found(chapter(tmp_path, lesson, "A table."))
+    assert findings == set()
+    solution = (
+        "def wave(a, b):\n    # BEGIN SOLUTION\n    return float((3 * torch.cos(a * b / 5) ** 2).sum())\n"
+    )
+    score, largest = check.formula_score(solution, [lesson])
+    assert score >= check.FORMULA_THRESHOLD and "cos" in largest
+    assert check.formula_score(solution, [HONEST, "y = torch.cos(a / 5)"])[0] == 0.0
+
+
 def test_tokens_ignore_names_literals_comments_and_layout():
     a = check.normalized_tokens('def f(x):\n    """Doc."""\n    y = x.sum(dim=1)  # c\n    return y * 2')
     b = check.normalized_tokens("def g(t):\n    z = t.sum(\n        dim=7\n    )\n    return z * 3")
@@ -111,6 +124,7 @@ def test_no_question_is_answered_on_its_page(reports):
     found = check.flagged(reports)
     new = {key: [f.detail for f in fs] for key, fs in found.items() if key not in check.ALLOWED}
     assert new == {}, f"answered on their page: {new}"
+    assert check.stale(reports) == [], "no longer answered on their page: take them off check.ALLOWED"
 
 
 def test_the_allow_list_names_real_questions():
