@@ -401,6 +401,8 @@ def expected_values(notebook: Path) -> tuple[list[Expected], dict[str, dict], li
     test cells) with ``Question.check`` replaced by a recorder of its cases' expected results.
     The one place that reads question declarations: when they move out of the notebooks, only
     this function changes."""
+    import torch
+
     from seqlab.exercises import harness
 
     nb = read(notebook)
@@ -434,6 +436,7 @@ def expected_values(notebook: Path) -> tuple[list[Expected], dict[str, dict], li
 
     original = harness.Question.check
     harness.Question.check = record
+    registry, rng = dict(harness._QUESTIONS), torch.random.get_rng_state()  # put back afterwards
     namespace: dict = {"__name__": "__exercises__"}
     cwd = os.getcwd()
     try:
@@ -457,6 +460,9 @@ def expected_values(notebook: Path) -> tuple[list[Expected], dict[str, dict], li
     finally:
         os.chdir(cwd)
         harness.Question.check = original
+        harness._QUESTIONS.clear()
+        harness._QUESTIONS.update(registry)
+        torch.random.set_rng_state(rng)
     return found, defined, errors
 
 
