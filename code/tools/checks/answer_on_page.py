@@ -4,7 +4,8 @@ code, and each value its tests expect against the page's text and printed output
     python -m tools.checks.answer_on_page [CHAPTER ...] [--cache DIR] [--execute]   (PYTHONPATH=code)
 
 prints every question's scores and what is flagged; exit status 1 when a question not on the
-allow-list (``KNOWN_LEAKS``) is answered on its page.
+allow-list (``ALLOWED``: the issue's ``KNOWN_LEAKS`` and ``FOUND_BY_THIS_CHECK``) is answered on
+its page, or when a listed one is no longer found in a chapter checked with its outputs.
 
 **Code (a).** The solution (the lines between ``# BEGIN SOLUTION`` and ``# END SOLUTION``) and every
 listing of its page (the lesson's code cells, shown or not: the student notebook holds them all; the
@@ -26,11 +27,13 @@ expressions of ``FORMULA_SIZE`` operations or more that the page computes make u
 0.31 and below for every other question).
 
 **Values (b).** The values the question's tests expect (scalars only: ``int``, ``float``, a letter),
-and the reference solution evaluated on the page's own sizes (its integers, for each integer
-argument), are searched in the page's prose (glued numbers rendered as the reader sees them), its
-tables and printed outputs, the question's own text excluded: a *distinctive* value (an integer of
-3 digits or more, a float printed with 3 significant digits or more) anywhere; a rule read off a
-column (``f(a1), f(a2), f(a3)`` printed as a list, ``a1, a2, a3`` too, not all equal); an answer
+and the reference solution evaluated on the page's own sizes (for a function of at most two integer
+arguments, every choice of them among the integers the page prints), are searched in the page's
+prose (glued numbers rendered as the reader sees them), its tables and printed outputs, the
+question's own text excluded: a *distinctive* value anywhere (an integer with 3 significant digits
+or more that is no power of two, 16,640 but not 100, 1,000 or 512; a float that is no whole number,
+printed to 4 significant digits or more, 5.657; not a result equal to an argument); a rule read off
+a column (``f(a1), f(a2), f(a3)`` printed as a list, ``a1, a2, a3`` too, not all equal); an answer
 assigned by name (``hot_sampling = "b"``). Outputs come from an executed notebook: the book's
 execution cache that ``make test`` fills (``_build/.jupyter_cache``), or a run of the notebook
 (``--execute``); without either, the prose and the markdown's fixed text only.
