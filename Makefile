@@ -84,12 +84,14 @@ NBVAL := $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:rand
 # running any chapter again. The cache starts empty, so it never holds a run of older code.
 NB_CACHE := _build/.jupyter_cache
 
-# pytest-xdist: one test module per worker (their fixtures are built once), JOBS workers
+# pytest-xdist: one test module per worker (their fixtures are built once), JOBS workers. After
+# nbval, no exercise answered on its page, printed outputs included (the cache holds them now).
 test: lint
 	$(OMP_ENV) $(BIN)/python -m pytest tests -n $(JOBS) --dist loadfile
 	rm -rf $(NB_CACHE)
 	SEQLAB_NB_CACHE=$(NB_CACHE) PYTHONPATH=code SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) \
 		$(NBVAL) -p tools.book.nbval_cache chapters
+	$(TOOL) tools.checks.answer_on_page --cache $(NB_CACHE)
 	ATEN_CPU_CAPABILITY=$$($(TOOL) tools.reports.robustness --second-kernel) \
 		SEQLAB_STRICT_CLAIMS=1 $(OMP_ENV) $(NBVAL) $(THIN_CHAPTERS)
 
