@@ -23,8 +23,8 @@ to 0.70) and the rest (0.39 and below), with no score between; solutions shorter
 expression breaks the runs; so the solution's expressions (``ast``) are also matched against the
 page's, each name of the solution standing for any expression: a question is flagged when
 expressions of ``FORMULA_SIZE`` operations or more that the page computes make up
-``FORMULA_THRESHOLD`` = 0.4 of its operations (0.47 for the closed form of positional_encoding Q2;
-0.31 and below for every other question).
+``FORMULA_THRESHOLD`` = 0.4 of its operations (0.47 for the closed form that positional_encoding's
+Q2 asked for before issue 45 replaced it; 0.31 and below for every other question).
 
 **Values (b).** The values the question's tests expect (scalars only: ``int``, ``float``, a letter),
 and the reference solution evaluated on the page's own sizes (for a function of at most two integer
@@ -75,9 +75,6 @@ KNOWN_LEAKS = {
     ("language_models", "top_p_mask"): "Q2 (top-p over a batch) is the filter_logits listing",
     ("language_models", "merge_step"):
         "Q6 (one merge step) is count_pairs/best_pair/merge_pair with the tie key swapped",
-    ("positional_encoding", "sinusoidal_table"): "Q1 is the _table listing (NumPy's sin/cos pass)",
-    ("positional_encoding", "offset_distance_sq"): "Q2 is the body's closed form, sum 4 sin^2(k w / 2)",
-    ("positional_encoding", "pe_norm"): "Q3: the norm 5.657 at E = 64, beside sin^2 + cos^2 = 1",
     ("self_attention", "mha_parameters"):
         "Q4's answer is printed by the heads table (16,640 at E = 64 for every H)",
     ("self_attention", "max_path_length"):
