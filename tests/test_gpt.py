@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch import nn
 
-from seqlab.gpt import GPT, LSTMLM, lm_loss, shifted_causal_mask
+from seqlab.gpt import GPT, LSTMLM, lm_loss, shifted_causal_mask, torch_names
 from seqlab.lstm import LSTM
 from seqlab.sampling import filter_logits, generate, sample_next
 from seqlab.utils import count_parameters
@@ -42,7 +42,7 @@ def _copied(layers=2, dtype=torch.float64):
     ours.pos_embed.load_state_dict(ref.pos.state_dict())
     ours.norm.load_state_dict(ref.norm.state_dict())
     for a, b in zip(ours.layers, ref.layers):
-        a.load_state_dict(b.state_dict(), strict=True)
+        a.load_state_dict(torch_names(b.state_dict()), strict=True)
     return ref, ours
 
 
@@ -50,7 +50,7 @@ def _copied(layers=2, dtype=torch.float64):
 def test_gpt_equals_torch_composition_forward_and_gradients(impl):
     ref, ours = _copied()
     for layer in ours.layers:
-        layer.self_attn.impl = impl
+        layer.attn.impl = impl
     tokens = torch.randint(0, V, (3, CTX))
     out_ref, out = ref(tokens), ours(tokens)
     torch.testing.assert_close(out, out_ref, atol=1e-10, rtol=1e-10)
@@ -64,7 +64,7 @@ def test_gpt_equals_torch_composition_forward_and_gradients(impl):
     ]
     pairs += list(zip(ours.layers, ref.layers))
     for a, b in pairs:
-        grads = dict(b.named_parameters())
+        grads = torch_names(dict(b.named_parameters()))
         for name, p in a.named_parameters():
             torch.testing.assert_close(p.grad, grads[name].grad, atol=1e-10, rtol=1e-9, msg=name)
 
@@ -112,7 +112,7 @@ def test_kv_cache_equals_recomputing_the_prefix():
         logits, state = model.extend(tokens[:, a:b], state)
         chunks.append(logits)
     torch.testing.assert_close(torch.cat(chunks, dim=1), full, atol=1e-12, rtol=1e-12)
-    assert state["t"] == CTX and state["caches"][0].keys.shape == (2, H, CTX, E // H)
+    assert state.t == CTX and state.caches[0].k.shape == (2, H, CTX, E // H)
     with pytest.raises(ValueError, match="context"):
         model.extend(tokens[:, :1], state)
 

@@ -12,7 +12,8 @@ and every other token gets logit -inf. Ties are kept whole so that the result ne
 the order a sort happens to give equal values. ``temperature=0`` is greedy decoding (the argmax,
 the limit of tau -> 0). ``generate`` samples with a seeded ``torch.Generator``, so a seed gives
 the same text on every run, and uses the model's ``start`` / ``extend`` (the KV cache of
-``seqlab.gpt.GPT``) or, with ``cache=False``, recomputes the whole prefix at every step.
+``seqlab.gpt.GPT`` and ``seqlab.decoder.Decoder``) or, with ``cache=False``, recomputes the whole
+prefix at every step.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import torch
 from torch import nn
 
 from .checks import check_int
+from .utils import eval_mode
 
 __all__ = ["filter_logits", "sample_next", "generate"]
 
@@ -119,25 +121,15 @@ def generate(
             f"prompt of {prompt.shape[1]} tokens + new_tokens={new_tokens} exceeds the model's context "
             f"of {context} tokens"
         )
-    tokens = prompt
-    if new_tokens == 0:
-        return tokens
-    was_training = model.training
-    model.eval()
-    try:
+    tokens, new, state = prompt, prompt, None
+    with eval_mode(model):
         if cache:
-            logits, state = model.extend(prompt, model.start(prompt.shape[0]))
-        else:
-            logits = model(prompt)
-        for i in range(new_tokens):
-            nxt = sample_next(logits[:, -1], temperature, top_k, top_p, generator)  # (N,)
-            tokens = torch.cat([tokens, nxt.unsqueeze(1)], dim=1)
-            if i == new_tokens - 1:
-                break
-            if cache:
-                logits, state = model.extend(nxt.unsqueeze(1), state)
-            else:
+            state = model.start(prompt.shape[0])
+        for _ in range(new_tokens):
+            if cache:  # only the tokens not seen yet, after the cached keys and values
+                logits, state = model.extend(new, state)
+            else:  # the whole sequence again
                 logits = model(tokens)
-    finally:
-        model.train(was_training)
+            new = sample_next(logits[:, -1], temperature, top_k, top_p, generator).unsqueeze(1)  # (N, 1)
+            tokens = torch.cat([tokens, new], dim=1)
     return tokens
