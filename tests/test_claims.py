@@ -68,3 +68,10 @@ def test_the_seed_offset_moves_every_seed(monkeypatch):
     monkeypatch.setenv("SEQLAB_SEED_OFFSET", "two")
     with pytest.raises(ValueError, match="SEQLAB_SEED_OFFSET must be an integer, got 'two'"):
         seed_everything(0)
+
+
+def test_a_chapter_without_a_stored_spread_is_named():
+    with pytest.raises(ValueError, match="no spread stored for chapter 'no_such_chapter'"):
+        claims.stored_spread("no_such_chapter")
+    with pytest.raises(ValueError, match="chapter's name"):
+        claims.stored_spread("../x")

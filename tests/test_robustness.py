@@ -32,3 +32,27 @@ def test_a_missed_claim_or_a_failed_run_fails_the_report():
 def test_the_kernels_offered_start_with_the_plainest():
     offered = robustness.kernels()
     assert offered[0] == "default" and set(offered) <= {"default", "avx2", "avx512"}
+
+
+def test_the_stored_spread_reads_every_seed_and_kernel_of_the_newest_content(tmp_path):
+    import json
+    import os
+
+    from tools.reports import spread
+
+    def log(name, values, mtime):
+        path = tmp_path / name
+        path.write_text(
+            "".join(json.dumps({"name": "gap", "value": v, "bar": 1.0, "op": "<="}) + "\n" for v in values)
+        )
+        os.utime(path, (mtime, mtime))
+
+    log("block-seed0-default-old.claims", [9.0], 1)  # an older version of the chapter: left out
+    log("block-seed0-default-new.claims", [0.3], 2)
+    log("block-seed1-avx2-new.claims", [0.1], 3)
+    log("block-seed2-avx2-new.claims", [0.2], 4)
+    log("lstm-seed0-avx2-new.claims", [5.0], 5)  # another chapter
+    stored = spread.collect("block", tmp_path)
+    assert stored["seeds"] == [0, 1, 2] and stored["kernels"] == ["avx2", "default"]
+    (row,) = stored["rows"]
+    assert row == {"name": "gap", "runs": 3, "min": 0.1, "median": 0.2, "max": 0.3, "values": [0.3, 0.1, 0.2]}

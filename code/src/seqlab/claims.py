@@ -10,6 +10,10 @@ makes about a trained model. Where it stops depends on who runs it:
   for the robustness report (``make robustness``), and never stops.
 
 ``SEQLAB_SEED_OFFSET`` (read by ``seqlab.device.seed_everything``) reruns a chapter with other seeds.
+
+``stored_spread(chapter)`` reads what a chapter stored of that report: each claim's values over the
+grid of seeds and CPU kernels (``seqlab/spread/<chapter>.json``, written by
+``tools.reports.spread``), so that a page can show the spread its sentences rely on.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ import json
 import math
 import os
 import warnings
+from importlib import resources
 
-__all__ = ["ClaimWarning", "at_least", "at_most"]
+__all__ = ["ClaimWarning", "at_least", "at_most", "stored_spread"]
 
 
 class ClaimWarning(UserWarning):
@@ -63,3 +68,17 @@ def _check(name, value, bar, what, op, n):
         raise AssertionError(f"claim {name!r}: {message}")
     warnings.warn(message, ClaimWarning, stacklevel=3)
     return value
+
+
+def stored_spread(chapter: str) -> dict:
+    """The spread over seeds and CPU kernels that ``chapter`` stored: ``{"chapter", "seeds",
+    "kernels", "rows"}``, each row ``{"name", "runs", "min", "median", "max", "values"}`` for one
+    claim's value. Raises ValueError naming the chapter when it stored none."""
+    if not isinstance(chapter, str) or not chapter.isidentifier():
+        raise ValueError(f"chapter must be a chapter's name (an identifier), got {chapter!r}")
+    path = resources.files("seqlab") / "spread" / f"{chapter}.json"
+    if not path.is_file():
+        raise ValueError(
+            f"no spread stored for chapter {chapter!r} (python -m tools.reports.spread {chapter})"
+        )
+    return json.loads(path.read_text())
