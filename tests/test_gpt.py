@@ -175,6 +175,13 @@ def test_bad_tokens_are_refused():
         model(torch.zeros(1, CTX + 1, dtype=torch.long))
     with pytest.raises(ValueError, match="N = 2"):
         model.extend(torch.zeros(3, 1, dtype=torch.long), model.start(2))
+    with pytest.raises(TypeError, match="DecodeState"):
+        model.extend(torch.zeros(2, 1, dtype=torch.long), {"caches": [None], "t": 0, "n": 2})
+    lstm = LSTMLM(V, E, 8)
+    with pytest.raises(TypeError, match="LSTMState"):
+        lstm.extend(torch.zeros(2, 1, dtype=torch.long), model.start(2))
+    with pytest.raises(ValueError, match="N = 2"):
+        lstm.extend(torch.zeros(3, 1, dtype=torch.long), lstm.start(2))
 
 
 # ------------------------------------------------------------------ sampling

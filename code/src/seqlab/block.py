@@ -77,7 +77,7 @@ class DecodeState:
 
 class Block(nn.Module):
     """``x = x + dropout(attn(norm1(x))); x = x + dropout(ffn(norm2(x)))``: a pre-norm block of the
-    four modules given. ``attn(x, mask=, cache=, start=, need_weights=)`` returns (out, weights,
+    four modules given. ``attn(x, mask, cache, start, need_weights)`` returns (out, weights,
     cache) as ``GroupedQueryAttention`` does; ``norm1``, ``norm2`` and ``ffn`` map (N, L, E) to
     (N, L, E)."""
 
@@ -107,9 +107,7 @@ class Block(nn.Module):
         """``x`` (N, L, E) at positions ``start`` .. after the ``cache``'s P positions, ``mask``
         True = may attend, broadcastable to (N, H, L, P + L). Returns x (N, L, E), the attention
         weights (N, H, L, P + L) with ``need_weights`` (else None) and the cache extended by x."""
-        h, weights, cache = self.attn(
-            self.norm1(x), mask=mask, cache=cache, start=start, need_weights=need_weights
-        )
+        h, weights, cache = self.attn(self.norm1(x), mask, cache, start, need_weights)
         x = x + self.dropout(h)
         x = x + self.dropout(self.ffn(self.norm2(x)))
         return x, weights, cache

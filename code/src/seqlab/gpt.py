@@ -57,7 +57,17 @@ class SelfAttention(MultiheadAttention):
     (N, H, L, P + L) or None, the extended ``KVCache``), as ``seqlab.gqa.GroupedQueryAttention``
     does. ``start`` is unused: a GPT adds positions to its embeddings."""
 
-    def forward(self, x, mask=None, cache=None, start=0, need_weights=False):
+    def forward(
+        self,
+        x: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        cache: KVCache | None = None,
+        start: int = 0,
+        need_weights: bool = False,
+    ) -> tuple[torch.Tensor, torch.Tensor | None, KVCache]:
+        """``x`` (N, L, E) after the ``cache``'s P positions (k, v (N, H, P, D)), ``mask`` True = may
+        attend, broadcastable to (N, H, L, P + L) -> out (N, L, E), weights or None, the cache
+        (N, H, P + L, D)."""
         held = None if cache is None else KV(cache.k, cache.v)
         out, weights, kv = self.attend(
             x, x, x, mask, cache=held, need_weights=need_weights, average_attn_weights=False

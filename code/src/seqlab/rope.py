@@ -39,11 +39,12 @@ def _check_positive(name: str, value) -> float:
 
 
 def rope_angles(
-    positions: torch.Tensor, D: int, base: float = 10000.0, scale: float = 1.0
+    positions: torch.Tensor, D: int, base: float = 10000.0, scale: float = 1.0, *, dtype=torch.float32
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """cos and sin of the angles theta[p, i] = (p / ``scale``) * ``base``^(-2i / D) for every
     position p of ``positions`` (T,), each (T, D): columns i and i + D/2 hold pair i. Computed in
-    float32, as Llama's reference code does (the caller casts them to its dtype)."""
+    ``dtype``: float32 by default, as Llama's reference code does even in a float64 model (so that
+    the two agree); ``apply_rope`` casts them to the activations' dtype."""
     if not isinstance(positions, torch.Tensor) or positions.dim() != 1:
         shape = tuple(positions.shape) if isinstance(positions, torch.Tensor) else type(positions).__name__
         raise ValueError(f"positions must be a 1-D tensor (T,), got {shape}")
@@ -55,8 +56,10 @@ def rope_angles(
     if _check_positive("base", base) <= 1:
         raise ValueError(f"base must be > 1, got base={base!r}")
     scale = _check_positive("scale", scale)
-    omega = 1.0 / (base ** (torch.arange(0, D, 2, dtype=torch.float32, device=positions.device) / D))  # w_i
-    theta = (positions.to(torch.float32) / scale)[:, None] * omega  # (T, D/2)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating torch dtype, got dtype={dtype!r}")
+    omega = 1.0 / (base ** (torch.arange(0, D, 2, dtype=dtype, device=positions.device) / D))  # w_i
+    theta = (positions.to(dtype) / scale)[:, None] * omega  # (T, D/2)
     theta = torch.cat([theta, theta], dim=-1)  # (T, D): pair i in columns i and i + D/2
     return theta.cos(), theta.sin()
 
