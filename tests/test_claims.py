@@ -80,3 +80,10 @@ def test_a_stored_grid_is_read_and_a_missing_one_named():
     for run in grid["runs"]:
         assert run["kernel"] in grid["kernels"] and run["seed"] in grid["seeds"]
         assert {"name", "value", "bar", "op", "n"} <= set(run["claims"][0])
+
+
+def test_a_chapter_without_a_stored_spread_is_named():
+    with pytest.raises(ValueError, match="no spread stored for chapter 'no_such_chapter'"):
+        claims.stored_spread("no_such_chapter")
+    with pytest.raises(ValueError, match="chapter's name"):
+        claims.stored_spread("../x")

@@ -24,6 +24,7 @@ CLAIMS = {
     "luong": ["A5", "A6"],
     "transformer": ["S15", "S17", "S18", "S19", "S20", "G4"],
     "language_models": ["L1", "L2", "L3", "L4", "L5", "L6"],
+    "block": ["M1", "M2", "M3", "M4", "M5", "M6"],
 }
 
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))

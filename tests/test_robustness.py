@@ -44,3 +44,27 @@ def test_a_chapters_grid_keeps_every_run_with_its_claims_and_error():
     failed = robustness.grid_record(runs + [_run("luong", 2, "avx2", 0.99, error="x")], "luong")
     assert failed["runs"][-1]["error"] == "x" and failed["seeds"] == [0, 1, 2]
     assert robustness.grid_record(runs, "bahdanau") is None
+
+
+def test_the_stored_spread_reads_every_seed_and_kernel_of_the_newest_content(tmp_path):
+    import json
+    import os
+
+    from tools.reports import spread
+
+    def log(name, values, mtime):
+        path = tmp_path / name
+        path.write_text(
+            "".join(json.dumps({"name": "gap", "value": v, "bar": 1.0, "op": "<="}) + "\n" for v in values)
+        )
+        os.utime(path, (mtime, mtime))
+
+    log("block-seed0-default-old.claims", [9.0], 1)  # an older version of the chapter: left out
+    log("block-seed0-default-new.claims", [0.3], 2)
+    log("block-seed1-avx2-new.claims", [0.1], 3)
+    log("block-seed2-avx2-new.claims", [0.2], 4)
+    log("lstm-seed0-avx2-new.claims", [5.0], 5)  # another chapter
+    stored = spread.collect("block", tmp_path)
+    assert stored["seeds"] == [0, 1, 2] and stored["kernels"] == ["avx2", "default"]
+    (row,) = stored["rows"]
+    assert row == {"name": "gap", "runs": 3, "min": 0.1, "median": 0.2, "max": 0.3, "values": [0.3, 0.1, 0.2]}

@@ -14,6 +14,10 @@ makes about a trained model. Where it stops depends on who runs it:
 ``grid(chapter)`` reads a chapter's claims over that grid of seeds and CPU kernels, as
 ``make robustness`` stores it with the package (``seqlab/grids/<chapter>.json``), so that a page
 can show the spread it states.
+
+``stored_spread(chapter)`` reads what a chapter stored of that report: each claim's values over the
+grid of seeds and CPU kernels (``seqlab/spread/<chapter>.json``, written by
+``tools.reports.spread``), so that a page can show the spread its sentences rely on.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import re
 import warnings
 from importlib import resources
 
-__all__ = ["ClaimWarning", "at_least", "at_most", "grid"]
+__all__ = ["ClaimWarning", "at_least", "at_most", "grid", "stored_spread"]
 
 
 class ClaimWarning(UserWarning):
@@ -83,3 +87,17 @@ def _check(name, value, bar, what, op, n):
         raise AssertionError(f"claim {name!r}: {message}")
     warnings.warn(message, ClaimWarning, stacklevel=3)
     return value
+
+
+def stored_spread(chapter: str) -> dict:
+    """The spread over seeds and CPU kernels that ``chapter`` stored: ``{"chapter", "seeds",
+    "kernels", "rows"}``, each row ``{"name", "runs", "min", "median", "max", "values"}`` for one
+    claim's value. Raises ValueError naming the chapter when it stored none."""
+    if not isinstance(chapter, str) or not chapter.isidentifier():
+        raise ValueError(f"chapter must be a chapter's name (an identifier), got {chapter!r}")
+    path = resources.files("seqlab") / "spread" / f"{chapter}.json"
+    if not path.is_file():
+        raise ValueError(
+            f"no spread stored for chapter {chapter!r} (python -m tools.reports.spread {chapter})"
+        )
+    return json.loads(path.read_text())

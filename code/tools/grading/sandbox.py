@@ -70,9 +70,10 @@ def _preimport() -> None:
     import torch.func  # noqa: F401  (the exercises' oracles call modules with given weights)
 
     torch.set_num_threads(1)
-    for module in ("attention", "bpe", "corpus", "data", "decoding", "exercises", "gpt", "lstm", "lstmn",
-                   "masks", "metrics", "multihead", "positional", "rnn", "sampling", "seq2seq", "text",
-                   "train", "transformer"):  # fmt: skip
+    for module in ("attention", "block", "bpe", "corpus", "data", "decoder", "decoding", "exercises",
+                   "ffn", "gpt", "gqa", "lstm", "lstmn", "masks", "metrics", "multihead", "norms",
+                   "positional", "rnn", "rope", "sampling", "seq2seq", "text", "train",
+                   "transformer"):  # fmt: skip
         importlib.import_module(f"seqlab.{module}")
     import IPython.display  # noqa: F401
 
