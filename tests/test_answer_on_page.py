@@ -131,3 +131,11 @@ def test_the_allow_list_names_real_questions():
     names = {(nb.stem, b.name) for nb in chapters() if has_exercises(nb)
              for b in check.question_blocks(check.read(nb))}  # fmt: skip
     assert set(check.ALLOWED) <= names
+
+
+def test_a_decimals_trailing_zeros_are_no_significant_digits():
+    # "1.00000" is what many results round to: one digit of evidence, not six
+    assert check._significant("1.00000") == 1 and check._significant("5.657") == 4
+    assert check._significant("16,640") == 5 and check._significant("1.020") == 3
+    assert not check.matches(0.9999994, (1.0, 5, "1.00000"))
+    assert check.matches(5.65685, (5.657, 3, "5.657"))
