@@ -72,9 +72,6 @@ MAX_PROBES = 20000  # argument tuples tried per question
 # The questions answered on their page today (issue 45). Each must leave this list once its page
 # is fixed; the test fails on a listed question that is no longer found, and on any other found.
 KNOWN_LEAKS = {
-    ("language_models", "top_p_mask"): "Q2 (top-p over a batch) is the filter_logits listing",
-    ("language_models", "merge_step"):
-        "Q6 (one merge step) is count_pairs/best_pair/merge_pair with the tie key swapped",
     ("self_attention", "mha_parameters"):
         "Q4's answer is printed by the heads table (16,640 at E = 64 for every H)",
     ("self_attention", "max_path_length"):
@@ -87,11 +84,9 @@ FOUND_BY_THIS_CHECK = {
     ("rnn_gradients", "rnn_forward"): "the RNN.unroll / pre-activation listings are most of the loop",
     ("lstm", "lstm_cell_step"): "the lstm_cell listing is the step, given the pre-activations",
     ("self_attention", "masked_attention"): "the _masked_softmax listing is the masked softmax asked for",
-    ("language_models", "encode_word"): "merge_pair's listing is its inner loop",
     ("block", "max_batch"): "the page computes the KV-cache bytes per token, 71% of the answer's operations",
     # found only once every chapter's outputs were checked (a value its tests expect, printed)
     ("transformer", "encoder_layer_parameters"): "784, its tests' (12, 4, 3) case, is printed on the page",
-    ("language_models", "kv_cache_numbers"): "18,874,368, its GPT-2-sized case, is printed on the page",
 }
 ALLOWED = {**KNOWN_LEAKS, **FOUND_BY_THIS_CHECK}
 
