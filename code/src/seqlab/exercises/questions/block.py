@@ -150,8 +150,8 @@ GiB = 2**30
 BATCH_KNOWN = [
     # Mistral-7B's shape: every block a window of 4,096; 32,768 tokens each, 80 GiB, bfloat16
     ((80 * GiB, 32768, 32, 32, 4096, 4096, 32, 8, 2), 160),
-    # three blocks in four with a window of 1,024, the fourth global; 8,192 tokens, 40 GiB
-    ((40 * GiB, 8192, 32, 24, 1024, 4096, 32, 8, 2), 116),
+    # three blocks in four with a window of 1,024, the fourth global; 8,192 tokens, 10 GiB
+    ((10 * GiB, 8192, 32, 24, 1024, 4096, 32, 8, 2), 29),
     # texts shorter than the window: it cuts nothing; room for 3.05 sequences
     ((100_000, 64, 2, 1, 100, 64, 4, 2, 4), 3),
     # no window at all (local = 0): a 70B-sized model with GQA, 80 GiB, bfloat16
