@@ -84,7 +84,6 @@ FOUND_BY_THIS_CHECK = {
     ("rnn_gradients", "rnn_forward"): "the RNN.unroll / pre-activation listings are most of the loop",
     ("lstm", "lstm_cell_step"): "the lstm_cell listing is the step, given the pre-activations",
     ("self_attention", "masked_attention"): "the _masked_softmax listing is the masked softmax asked for",
-    ("block", "max_batch"): "the page computes the KV-cache bytes per token, 71% of the answer's operations",
     # found only once every chapter's outputs were checked (a value its tests expect, printed)
     ("transformer", "encoder_layer_parameters"): "784, its tests' (12, 4, 3) case, is printed on the page",
 }
