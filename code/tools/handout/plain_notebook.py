@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from types import SimpleNamespace
 
-from tools.book.bib_style import AuthorYearStyle, surnames, who
+from tools.book.bib_style import AuthorYearStyle, backend, surnames, who
 from tools.course import ROOT, collapsed_cell, read, repository_url, tags, toc_docs
 
 HIDDEN_TAGS = {"remove-cell", "remove-input", "hide-input"}
@@ -113,7 +113,7 @@ def bibliography(root: Path = ROOT) -> dict[str, tuple[str, str, str]]:
     for formatted in AuthorYearStyle().format_entries(database.entries.values()):
         entry = database.entries[formatted.key]
         found[formatted.key] = (who(surnames(entry)) or formatted.key, entry.fields.get("year", "n.d."),
-                                formatted.text.render_as("markdown").replace("\n", " "))  # fmt: skip
+                                formatted.text.render(backend("markdown")).replace("\n", " "))  # fmt: skip
     return found
 
 
