@@ -136,9 +136,9 @@ class Servers:
                **CHILD_ENV}  # fmt: skip
         with self.lock:
             log = open(self.folder / f"server-{len(self.started)}.txt", "wb")  # noqa: SIM115 - kept open
-            server = subprocess.Popen([sys.executable, str(SANDBOX), "--server"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=log, cwd=self.folder, env=env,
-                                      start_new_session=True)  # fmt: skip
+            # in the grader's process group: what stops the grader (Ctrl-C, a kill of its group) stops it
+            command, pipe = [sys.executable, str(SANDBOX), "--server"], subprocess.PIPE
+            server = subprocess.Popen(command, stdin=pipe, stdout=pipe, stderr=log, cwd=self.folder, env=env)
             self.started.append((server, log))
         self.local.buffer = b""
         return server
@@ -189,7 +189,7 @@ class Servers:
             try:
                 server.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
+                server.kill()
                 server.wait()
             log.close()
 

@@ -580,6 +580,7 @@ def serve() -> None:
                 os.close(log)
                 os.environ["TMPDIR"] = job["tmpdir"]
                 tempfile.tempdir = None
+                sys.argv[1:] = [job["request"]]  # as a fresh ``sandbox.py REQUEST.json`` sees it
                 with open(job["request"], encoding="utf-8") as handle:
                     request = json.load(handle)
                 _set_limits(request)
