@@ -196,8 +196,12 @@ def _run_glue_shows(cell, monkeypatch):
     """Execute the glue-shows cell; returns its namespace and what it displayed."""
     import IPython.display
 
+    from seqlab import claims
+
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    for check in ("at_least", "at_most"):  # the cell wraps them: put the package's back afterwards
+        monkeypatch.setattr(claims, check, getattr(claims, check))
     namespace = {}
     exec(compile(_text(cell), "<glue-shows cell>", "exec"), namespace)
     return namespace, shown
@@ -329,6 +333,37 @@ def test_a_value_is_flagged_only_where_it_differs_from_the_books(monkeypatch, tm
         "small = 1.3e-05   (book: 1.23456789e-05)",
         "acc = 90.0%   (book: 98.8%)",
     ]
+
+
+def test_a_differing_value_shows_the_bar_its_claim_sets(monkeypatch):
+    """The bar of a claim on a glued value shows beside it where it differs from the book's, whether
+    the chapter checks the claim before it glues the value or after; nothing where the value agrees."""
+    from seqlab import claims
+
+    text = {"acc": (".1%", "98.8%"), "loss": (".2f", "0.12"), "same": (".2f", "0.50"), "free": ("", "7")}
+    namespace, _ = _run_glue_shows(pn.glue_shows_cell({}, text), monkeypatch)
+    printed = []
+    monkeypatch.setattr("builtins.print", lambda *a: printed.append(" ".join(map(str, a))))
+    monkeypatch.setenv("SEQLAB_STRICT_CLAIMS", "0")
+    glue = namespace["glue"]
+    acc, loss, same = 0.9613, 0.25, 0.5
+    assert claims.at_least("acc", acc, 0.95, "the accuracy") == acc  # the chapter's check, wrapped
+    glue("acc", acc, display=False)  # the claim first
+    glue("loss", loss, display=False)  # the value first: its bar comes with the claim
+    claims.at_most("loss", loss, 0.3, "the loss")
+    claims.at_least("same", same, 0.4, "a value the book's run agrees with")
+    glue("same", same, display=False)
+    glue("free", 8, display=False)
+    assert printed == [
+        "acc = 96.1%   (book: 98.8%; the chapter claims at least 95.0%)",
+        "loss = 0.25   (book: 0.12)",
+        "loss: the chapter claims at most 0.30 (your run: 0.25)",
+        "same = 0.50",
+        "free = 8   (book: 7)",
+    ]
+    # a missed bar still warns in words, as without the cell
+    with pytest.warns(claims.ClaimWarning, match="at least 0.99"):
+        claims.at_least("acc", acc, 0.99, "the accuracy")
 
 
 def test_the_books_figure_is_labelled_as_the_books_run(tmp_path):

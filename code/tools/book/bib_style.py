@@ -4,17 +4,27 @@ written as a valid ARIA list (docutils gives each entry the deprecated role ``do
 which is no list item: axe-core's ``aria-deprecated-role`` and ``aria-required-children``).
 """
 
+import functools
+
 from docutils import nodes
-from pybtex.plugin import register_plugin
+from pybtex.plugin import find_plugin, register_plugin
 from pybtex.richtext import Text
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
 from pybtex.style.labels import BaseLabelStyle
 
 
+@functools.cache
+def backend(name: str):
+    """pybtex's output backend ``name`` ("text", "markdown"), found once: ``render_as(name)`` finds
+    it again at every call, scanning the entry points of every installed package (minutes for the
+    references of one chapter on a busy machine)."""
+    return find_plugin("pybtex.backends", name)()
+
+
 def surnames(entry) -> list[str]:
     """The authors' (or editors') last names, LaTeX decoded: "Popović", "van Merriënboer"."""
     people = entry.persons.get("author") or entry.persons.get("editor") or []
-    return [Text.from_latex(" ".join(p.prelast_names + p.last_names)).render_as("text") for p in people]
+    return [Text.from_latex(" ".join(p.prelast_names + p.last_names)).render(backend("text")) for p in people]
 
 
 def who(names: list[str]) -> str:

@@ -7,7 +7,8 @@ Each ``.ipynb`` under SUBMISSIONS is matched to its chapter (by the assignment n
 in its metadata; a chapter name in the file name must not contradict it), then run by
 ``sandbox.py`` in a process of its own (memory limit, time limits per cell, per question and per
 submission) against every test, hidden ones included, of the chapter's autograder zip from
-``make student``; up to ``--jobs`` at once.
+``make student``; up to ``--jobs`` at once. Each job's processes are forked from one
+``sandbox.py --server`` that imported torch, seqlab and the rest once (``Servers``).
 
 Every submission gets a row in ``grades.csv`` (file, chapter, one column per question, total,
 possible, status, error) and a feedback file under ``feedback/`` (next to the CSV): public tests
@@ -35,10 +36,12 @@ import json
 import os
 import re
 import secrets
+import select
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from argparse import RawDescriptionHelpFormatter as RAW
@@ -117,6 +120,83 @@ def match_chapter(path: Path, known: dict[str, Chapter], only: str | None = None
     return "", "wrong_chapter", why
 
 
+class Servers:
+    """One ``sandbox.py --server`` per grading thread, started on its first submission: it imports
+    torch, seqlab and the rest once, and forks each submission's process from there (a fresh
+    ``sandbox.py`` per submission spent about half of its time importing them). The limits, the
+    guards and the session of each submission's process are the same either way."""
+
+    def __init__(self, folder: Path):
+        self.folder, self.lock, self.started = folder, threading.Lock(), []
+        self.local = threading.local()
+
+    def _start(self) -> subprocess.Popen:
+        home = os.environ.get("HOME", str(self.folder))
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "TMPDIR": str(self.folder),
+               **CHILD_ENV}  # fmt: skip
+        with self.lock:
+            log = open(self.folder / f"server-{len(self.started)}.txt", "wb")  # noqa: SIM115 - kept open
+            # in the grader's process group: what stops the grader (Ctrl-C, a kill of its group) stops it
+            command, pipe = [sys.executable, str(SANDBOX), "--server"], subprocess.PIPE
+            server = subprocess.Popen(command, stdin=pipe, stdout=pipe, stderr=log, cwd=self.folder, env=env)
+            self.started.append((server, log))
+        self.local.buffer = b""
+        return server
+
+    def _line(self, server: subprocess.Popen, deadline: float | None) -> str | None:
+        """The server's next line; None at the deadline; "" when the server is gone."""
+        while b"\n" not in self.local.buffer:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and (left <= 0 or not select.select([server.stdout], [], [], left)[0]):
+                return None
+            if not (chunk := os.read(server.stdout.fileno(), 4096)):
+                return ""
+            self.local.buffer += chunk
+        line, _, self.local.buffer = self.local.buffer.partition(b"\n")
+        return line.decode()
+
+    def run(self, job: dict, timeout: float) -> tuple[bool, int]:
+        """Grade one request in a process forked by this thread's server: (killed, exit code)."""
+        server = getattr(self.local, "server", None)
+        if server is None or server.poll() is not None:
+            server = self.local.server = self._start()
+        try:
+            server.stdin.write((json.dumps(job) + "\n").encode())
+            server.stdin.flush()
+        except BrokenPipeError:
+            self.local.server = None
+            return False, -signal.SIGKILL
+        started = self._line(server, None) or ""
+        if not started.startswith("started "):
+            self.local.server = None
+            return False, -signal.SIGKILL  # the server is gone: the submission did not run
+        pid, deadline = int(started.split()[1]), time.monotonic() + timeout
+        ended, killed = self._line(server, deadline), False
+        if ended is None:  # past the limit: the submission's session goes, as a fresh process would
+            killed = True
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+            ended = self._line(server, None)
+        if not ended or not ended.startswith(f"ended {pid} "):
+            self.local.server = None
+            return killed, -signal.SIGKILL
+        return killed, int(ended.split()[2])
+
+    def close(self) -> None:
+        for server, log in self.started:
+            with contextlib.suppress(OSError):
+                server.stdin.close()  # the server ends at the end of its requests
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+            log.close()
+
+
+_SERVERS: Servers | None = None  # set by main(); without it, a fresh sandbox.py per submission
+
+
 def run_sandbox(path: Path, chapter: Chapter, settings: argparse.Namespace) -> dict:
     """Run one submission in its own process under the limits of ``settings`` (the command line's);
     the result dict (scores, status, error, feedback)."""
@@ -133,32 +213,45 @@ def run_sandbox(path: Path, chapter: Chapter, settings: argparse.Namespace) -> d
         (tmp_path / "request.json").write_text(json.dumps(request))
         # PyTorch's compiler keeps a cache folder under the temporary folder: the submission's own
         (workdir / "tmp").mkdir()
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", str(workdir)),
-               "TMPDIR": str(workdir / "tmp"), **CHILD_ENV}  # fmt: skip
-        with open(tmp_path / "stderr.txt", "wb") as err:
-            command = [sys.executable, str(SANDBOX), str(tmp_path / "request.json")]
-            process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
-                                       cwd=workdir, env=env, start_new_session=True)  # fmt: skip
-            try:
-                process.communicate((token + "\n").encode(), timeout=settings.timeout)
-                killed = False
-            except subprocess.TimeoutExpired:
-                killed = True
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        if _SERVERS is not None:
+            job = {"request": str(tmp_path / "request.json"), "token": token,
+                   "stderr": str(tmp_path / "stderr.txt"), "tmpdir": str(workdir / "tmp")}  # fmt: skip
+            killed, returncode = _SERVERS.run(job, settings.timeout)
+        else:
+            killed, returncode = _fresh_process(tmp_path, workdir, token, settings.timeout)
         text = results.read_text(encoding="utf-8", errors="replace") if results.exists() else ""
         frames = []
         for body in re.findall(rf"^{token} (.*)$", text, re.M):  # the lines signed with the token
             with contextlib.suppress(json.JSONDecodeError):
                 frames.append(json.loads(body))
-        stderr_tail = (tmp_path / "stderr.txt").read_bytes()[-2000:].decode(errors="replace")
-        result = _interpret(frames, chapter, settings.timeout, killed, process.returncode, stderr_tail)
+        stderr_file = tmp_path / "stderr.txt"
+        stderr_tail = (
+            stderr_file.read_bytes()[-2000:].decode(errors="replace") if stderr_file.exists() else ""
+        )
+        result = _interpret(frames, chapter, settings.timeout, killed, returncode, stderr_tail)
         # without run-specific folders and addresses: grading twice gives the same bytes
         for key in ("error", "feedback"):
             text = result[key].replace(str(workdir.resolve()), "<submission folder>")
             text = text.replace(str(workdir.resolve().parent), "<grader folder>")
             result[key] = re.sub(r"0x[0-9a-fA-F]{6,}", "0x…", text)
         return result
+
+
+def _fresh_process(tmp_path: Path, workdir: Path, token: str, timeout: float) -> tuple[bool, int]:
+    """Grade the request in ``tmp_path`` with a fresh ``sandbox.py``: (killed, exit code)."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", str(workdir)),
+           "TMPDIR": str(workdir / "tmp"), **CHILD_ENV}  # fmt: skip
+    with open(tmp_path / "stderr.txt", "wb") as err:
+        command = [sys.executable, str(SANDBOX), str(tmp_path / "request.json")]
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
+                                   cwd=workdir, env=env, start_new_session=True)  # fmt: skip
+        try:
+            process.communicate((token + "\n").encode(), timeout=timeout)
+            return False, process.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return True, process.returncode
 
 
 def _interpret(frames: list[dict], chapter: Chapter, timeout: float, killed: bool, code: int,
@@ -289,13 +382,20 @@ def main(argv: list[str] | None = None) -> int:
     quiet = os.environ.get("SEQLAB_PROGRESS", "1") == "0" or not todo
     bar = tqdm(total=len(todo), unit="notebook", desc="grading", dynamic_ncols=True, disable=quiet)
     start, failed = time.perf_counter(), 0
-    with bar, ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        running = {pool.submit(grade_file, path, known, args): path for path in todo}
-        for done in as_completed(running):  # each result stored as it comes: a rerun resumes from here
-            _write_atomic(keys[running[done]], json.dumps(done.result(), sort_keys=True))
-            failed += done.result()["status"] != "graded"
-            bar.set_postfix(failed=failed, refresh=False)
-            bar.update(1)
+    global _SERVERS
+    with tempfile.TemporaryDirectory(prefix="seqlab-grade-servers-") as folder:
+        _SERVERS = Servers(Path(folder))
+        try:
+            with bar, ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+                running = {pool.submit(grade_file, path, known, args): path for path in todo}
+                for done in as_completed(running):  # each result stored as it comes: a rerun resumes here
+                    _write_atomic(keys[running[done]], json.dumps(done.result(), sort_keys=True))
+                    failed += done.result()["status"] != "graded"
+                    bar.set_postfix(failed=failed, refresh=False)
+                    bar.update(1)
+        finally:
+            _SERVERS.close()
+            _SERVERS = None
     rows = [(p.relative_to(root).as_posix(), json.loads(keys[p].read_text())) for p in paths]
     for file, result in rows:
         _write_atomic(out.parent / "feedback" / Path(file).with_suffix(".md"), result["feedback"])

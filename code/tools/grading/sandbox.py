@@ -1,11 +1,13 @@
 """Run one submission and its chapter's tests, under guard: the child process of ``grade.py``.
 
     python sandbox.py REQUEST.json      (the parent writes a one-time token on stdin)
+    python sandbox.py --server          (grade.py: imports once, forks a process per submission)
 
 ``REQUEST.json`` (in a folder the submission cannot touch) names the submission, the chapter's
 OK-format test files, the working folder, the results file and the limits. The child
 
-1. reads everything it needs and imports torch, seqlab and friends;
+1. reads everything it needs and imports torch, seqlab and friends (``--server``: once, before it
+   forks the process of each submission, which then starts from here);
 2. installs its guards: memory and file-size limits (``resource``), a per-cell and per-question
    alarm, an audit hook (PEP 578, cannot be removed) that refuses, while submission code runs,
    to open files outside the working folder and the Python installation, start processes or
@@ -534,12 +536,74 @@ def _grade_questions(questions, run_case, check_world, emit) -> None:
 
 
 def main() -> int:
+    """One submission in this fresh process: ``sandbox.py REQUEST.json``, the token on stdin."""
     with open(sys.argv[1], encoding="utf-8") as handle:
         request = json.load(handle)
     token = sys.stdin.readline().strip()
     os.close(0)
     _set_limits(request)
     _preimport()
+    return _grade(request, token)
+
+
+def serve() -> None:
+    """``sandbox.py --server``: import once, then grade each submission in a process of its own,
+    forked from this one (the imports are half of a submission's time; a fork copies them).
+
+    Reads one request a line on stdin, ``{"request", "token", "stderr", "tmpdir"}`` (the request
+    file as ``main`` reads it, the token, the child's log file and temporary folder), forks a child
+    that runs it exactly as ``main`` does after its imports (a session of its own, the limits set in
+    the child), writes ``started PID`` on stdout, waits for it and writes ``ended PID CODE`` (the
+    exit code as ``subprocess`` gives it: minus the signal that killed it). One child at a time;
+    this process runs no submission code, so every child starts from the same state. The child
+    closes the pipes to the grader before anything of the submission runs."""
+    _preimport()
+    import tempfile
+
+    import otter.test_files  # noqa: F401  (what _grade imports, before the stand-in)
+
+    requests = os.fdopen(os.dup(0), "rb", buffering=0)
+    replies = os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    while line := _read_line(requests):
+        job = json.loads(line)
+        pid = os.fork()
+        if pid == 0:  # the child: nothing of the grader's pipes, a log of its own
+            try:
+                os.setsid()
+                requests.close()
+                os.close(replies)
+                log = os.open(job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(log, 2)
+                os.close(log)
+                os.environ["TMPDIR"] = job["tmpdir"]
+                tempfile.tempdir = None
+                sys.argv[1:] = [job["request"]]  # as a fresh ``sandbox.py REQUEST.json`` sees it
+                with open(job["request"], encoding="utf-8") as handle:
+                    request = json.load(handle)
+                _set_limits(request)
+                _grade(request, job["token"])
+            except BaseException:  # noqa: BLE001 - the grader itself failed; the parent reads stderr
+                os.write(_ERR_FD, traceback.format_exc().encode())
+            _REAL_EXIT(3)
+        os.write(replies, f"started {pid}\n".encode())
+        _, status = os.waitpid(pid, 0)
+        os.write(replies, f"ended {pid} {os.waitstatus_to_exitcode(status)}\n".encode())
+
+
+def _read_line(stream) -> bytes:
+    """One line from an unbuffered binary stream (nothing read past it: a child gets no request of
+    another submission in a buffer); ``b""`` at the end."""
+    line = bytearray()
+    while (byte := stream.read(1)) and byte != b"\n":
+        line += byte
+    return bytes(line)
+
+
+def _grade(request: dict, token: str) -> int:
+    """Grade the request's submission in this process, its imports done (see the module docstring)."""
     _load_hidden(request.get("hidden", {}))
     from otter.test_files import OKTestFile  # before the stand-in for otter replaces it
 
@@ -594,6 +658,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--server"]:
+        serve()
+        sys.exit(0)
     try:
         main()
     except BaseException:  # noqa: BLE001 - the grader itself failed; the parent reads stderr

@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from types import SimpleNamespace
 
-from tools.book.bib_style import AuthorYearStyle, surnames, who
+from tools.book.bib_style import AuthorYearStyle, backend, surnames, who
 from tools.course import ROOT, collapsed_cell, read, repository_url, tags, toc_docs
 
 HIDDEN_TAGS = {"remove-cell", "remove-input", "hide-input"}
@@ -113,7 +113,7 @@ def bibliography(root: Path = ROOT) -> dict[str, tuple[str, str, str]]:
     for formatted in AuthorYearStyle().format_entries(database.entries.values()):
         entry = database.entries[formatted.key]
         found[formatted.key] = (who(surnames(entry)) or formatted.key, entry.fields.get("year", "n.d."),
-                                formatted.text.render_as("markdown").replace("\n", " "))  # fmt: skip
+                                formatted.text.render(backend("markdown")).replace("\n", " "))  # fmt: skip
     return found
 
 
@@ -335,10 +335,11 @@ GLUE_SHOWS = """\
 # @title Shows your run: each figure and each number the text quotes, as the cells compute them
 # For the book, glue() records a value for the text and shows nothing. In this notebook it shows
 # it instead: a figure is drawn under the cell that computes it, a number is printed as
-# "name = value" (formatted as the text formats it, beside the book's value where they differ),
-# so you can compare your run with the book's.
+# "name = value" (formatted as the text formats it, beside the book's value where they differ,
+# with the bar the chapter claims for it if any), so you can compare your run with the book's.
 
 from IPython.display import display as _show
+from seqlab import claims as _claims
 
 # {{glued figure: the line above it}}
 _FIGURES = {figures}
@@ -367,13 +368,54 @@ def _differs(shown, book):
     return round(mine, places) != round(theirs, places)
 
 
+def _format(value, spec):
+    try:
+        return format(value, spec or (".6g" if isinstance(value, float) else ""))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+# the claims this run checked, {{value: (at least / at most, bar)}}, and the glued values shown
+# beside a differing book's value before their claim was checked, {{value: [(name, spec)]}}
+_BARS, _WAITING = {{}}, {{}}
+
+
+def _bar(value, spec):
+    try:
+        words, bar = _BARS[value]
+    except (KeyError, TypeError):
+        return ""
+    return f"; the chapter claims {{words}} {{_format(bar, spec)}}"
+
+
 def _as_text(name, value):
     spec, book = _TEXT.get(name, ("", ""))
-    try:
-        shown = format(value, spec or (".6g" if isinstance(value, float) else ""))
-    except (TypeError, ValueError):
-        shown = repr(value)
-    return f"{{name}} = {{shown}}" + (f"   (book: {{book}})" if _differs(shown, book) else "")
+    shown = _format(value, spec)
+    if not _differs(shown, book):
+        return f"{{name}} = {{shown}}"
+    if not _bar(value, spec):
+        try:
+            _WAITING.setdefault(value, []).append((name, spec))
+        except TypeError:  # not a number the chapter can claim anything about
+            pass
+    return f"{{name}} = {{shown}}   (book: {{book}}{{_bar(value, spec)}})"
+
+
+def _claiming(check, words):
+    # the chapter's claims.at_least / at_most, which also note the bar of the value they check
+    def claiming(name, value, bar, what, n=None):
+        _BARS[value] = (words, bar)
+        for glued, spec in _WAITING.pop(value, []):
+            print(f"{{glued}}: the chapter claims {{words}} {{_format(bar, spec)}} (your run: "
+                  f"{{_format(value, spec)}})")
+        return check(name, value, bar, what, n)
+
+    claiming.__wrapped__ = check
+    return claiming
+
+
+_claims.at_least = _claiming(getattr(_claims.at_least, "__wrapped__", _claims.at_least), "at least")
+_claims.at_most = _claiming(getattr(_claims.at_most, "__wrapped__", _claims.at_most), "at most")
 
 
 def glue(name, value, display=False):
@@ -398,12 +440,14 @@ def glue_shows_cell(figures: dict[str, str], text: dict[str, tuple[str, str]]) -
     return collapsed_cell(source, GLUE_SHOWS_TAG, "otter_ignore")
 
 
-def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = ROOT) -> dict:
+def plain(notebook: dict, doc: str, executed: Path | None = None, root: Path = ROOT,
+          glued: dict[str, dict] | None = None) -> dict:  # fmt: skip
     """``notebook`` (JSON) in plain Markdown; ``doc``: its page, e.g. ``"chapters/lstm"``; ``executed``:
-    the notebook as the book build executed it (for the glued values and figures), if there is one."""
+    the notebook as the book build executed it (for the glued values and figures), if there is one;
+    ``glued``: the book's values ({glue name: mime bundle}) instead (``tools.handout.book_values``)."""
     nb = copy.deepcopy(notebook)
     cells = nb["cells"]
-    conv = Converter(doc, glued_outputs(executed), root)
+    conv = Converter(doc, glued if glued is not None else glued_outputs(executed), root)
     markdown = [c["source"] for c in cells if c["cell_type"] == "markdown"]
     code = [(i, c["source"]) for i, c in enumerate(cells) if c["cell_type"] == "code"]
     # the glued figures ({glue:figure} name: its label) and the first cell that glues each

@@ -28,7 +28,7 @@ from importlib import metadata
 from pathlib import Path
 
 from tools.course import ROOT, chapters, collapsed_cell, read, repository_url, seqlab_version, tags, write
-from tools.handout import plain_notebook
+from tools.handout import book_values, plain_notebook
 from tools.otter_format import (
     amend_config,
     assignment_name,
@@ -182,13 +182,16 @@ def assign(notebook: Path, out: Path, executed_dir: Path | None = None, run_test
 
 
 def for_students(notebook: dict, source: Path, executed_dir: Path | None = None, root: Path = ROOT) -> dict:
-    """The last steps of every student notebook: plain Markdown, with the values of the book build's
-    executed copy of ``source`` under ``executed_dir`` (``_build/jupyter_execute``) if there is one,
-    and the set-up cell first."""
+    """The last steps of every student notebook: plain Markdown, with the book's values of ``source``
+    (``book_values``: the book build's executed copy under ``executed_dir``, ``_build/jupyter_execute``,
+    else the book's execution cache, else the values stored with the repository), and the set-up
+    cell first."""
     # not resolved: page.py builds from a folder of symlinks to the chapters
     rel = Path(os.path.abspath(source)).relative_to(os.path.abspath(root))
-    executed = executed_dir / rel if executed_dir else None  # a missing one: no values (glued_outputs)
-    return with_setup_cell(plain_notebook.plain(notebook, rel.with_suffix("").as_posix(), executed, root))
+    glued, _ = book_values.book_values(Path(source), executed_dir, book_values.CACHE, root)
+    return with_setup_cell(
+        plain_notebook.plain(notebook, rel.with_suffix("").as_posix(), root=root, glued=glued)
+    )
 
 
 def student_notebook(notebook: Path, executed_dir: Path | None = None, root: Path = ROOT) -> dict:
@@ -213,7 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     for notebook in (nb for nb in graded if not args.only or nb.stem in args.only):
         start = time.perf_counter()
         target = assign(notebook, args.out, EXECUTED)
-        print(f"{notebook.stem}: {target}/student, {target}/autograder ({time.perf_counter() - start:.0f} s)")
+        _, origin = book_values.book_values(notebook, EXECUTED)
+        values = f"the book's values from {origin}" if origin else (
+            "no book's values: none stored for its current code (make test or make book, then "
+            f"python -m tools.handout.book_values {notebook.stem})")  # fmt: skip
+        print(f"{notebook.stem}: {target}/student, {target}/autograder; {values} "
+              f"({time.perf_counter() - start:.0f} s)")  # fmt: skip
     return 0
 
 
