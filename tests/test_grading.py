@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -474,3 +475,18 @@ def test_hostile_submissions_grade_to_the_same_bytes_twice(dist, student_nb, tmp
     assert outputs[0] == outputs[1]
     text = outputs[0].decode()
     assert "seqlab-grade-" not in text and "<grader folder>/request.json" in text
+
+
+def test_grading_one_chapter_needs_only_its_own_zip(tmp_path):
+    """`make grade CHAPTER=x` after `make student CHAPTER=x`: the other chapters have no zip yet."""
+    folder = tmp_path / "dist" / CHAPTER.stem / "autograder"
+    folder.mkdir(parents=True)
+    with zipfile.ZipFile(folder / f"{CHAPTER.stem}-autograder.zip", "w") as archive:
+        for name in NAMES:
+            archive.writestr(f"tests/{name}.py", "test = {}\n")
+    known = grade.load_chapters(tmp_path / "dist", CHAPTER.stem)
+    assert [q for q, _ in known[CHAPTER.stem].tests] == NAMES
+    others = [c for c in known.values() if c.name != CHAPTER.stem]
+    assert others and all(c.tests == [] for c in others)  # known by name only, to refuse their notebooks
+    with pytest.raises(SystemExit, match="no autograder zip for"):
+        grade.load_chapters(tmp_path / "dist")
