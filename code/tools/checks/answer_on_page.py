@@ -75,10 +75,6 @@ KNOWN_LEAKS = {
     ("language_models", "top_p_mask"): "Q2 (top-p over a batch) is the filter_logits listing",
     ("language_models", "merge_step"):
         "Q6 (one merge step) is count_pairs/best_pair/merge_pair with the tie key swapped",
-    ("self_attention", "mha_parameters"):
-        "Q4's answer is printed by the heads table (16,640 at E = 64 for every H)",
-    ("self_attention", "max_path_length"):
-        "Q5's rule is read off the path-length column (8, 26, 80 at n = 9, 27, 81)",
 }  # fmt: skip
 # Found by this check beyond the issue's list, at the same level as the known leaks (the question
 # asks for the page's own listing again, with few changes): kept green here for the lead to judge;
@@ -86,7 +82,6 @@ KNOWN_LEAKS = {
 FOUND_BY_THIS_CHECK = {
     ("rnn_gradients", "rnn_forward"): "the RNN.unroll / pre-activation listings are most of the loop",
     ("lstm", "lstm_cell_step"): "the lstm_cell listing is the step, given the pre-activations",
-    ("self_attention", "masked_attention"): "the _masked_softmax listing is the masked softmax asked for",
     ("language_models", "encode_word"): "merge_pair's listing is its inner loop",
     ("block", "max_batch"): "the page computes the KV-cache bytes per token, 71% of the answer's operations",
     # found only once every chapter's outputs were checked (a value its tests expect, printed)
