@@ -13,49 +13,85 @@ hidden tests must fail them (questions with nothing to delegate to are left out)
 FORMAT_ONLY = {"wrong_entry"}
 
 WRONG = {
-    "masked_attention": [
+    "left_padded_attention": [
+        # padding read on the right (the first lengths[n] positions real), as padding_mask does
+        """
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    pos = torch.arange(T)
+    allowed = (pos[:, None] >= pos) & (pos < lengths[:, None])[:, None, :]
+    scores = q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])
+    top = scores.masked_fill(~allowed, float("-inf")).amax(-1, keepdim=True)
+    e = torch.exp(scores - torch.where(top > float("-inf"), top, 0.0)).masked_fill(~allowed, 0.0)
+    total = e.sum(-1, keepdim=True)
+    return e / torch.where(total > 0, total, 1.0) @ v
+""",
+        # the causal mask alone: the padding keys are attended to
+        """
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    allowed = torch.ones(T, T, dtype=torch.bool).tril()
+    scores = q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])
+    top = scores.masked_fill(~allowed, float("-inf")).amax(-1, keepdim=True)
+    e = torch.exp(scores - top).masked_fill(~allowed, 0.0)
+    return e / e.sum(-1, keepdim=True) @ v
+""",
+        # j < i: a token may not see itself
+        """
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    pos = torch.arange(T)
+    allowed = (pos[:, None] > pos) & (pos >= (T - lengths)[:, None])[:, None, :]
+    scores = q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])
+    top = scores.masked_fill(~allowed, float("-inf")).amax(-1, keepdim=True)
+    e = torch.exp(scores - torch.where(top > float("-inf"), top, 0.0)).masked_fill(~allowed, 0.0)
+    total = e.sum(-1, keepdim=True)
+    return e / torch.where(total > 0, total, 1.0) @ v
+""",
         # no 1 / sqrt(D) scaling
         """
-def masked_attention(q, k, v, mask):
-    scores = (q @ k.transpose(-2, -1)).masked_fill(~mask, float("-inf"))
-    seen = mask.any(dim=-1, keepdim=True)
-    return scores.masked_fill(~seen, 0.0).softmax(dim=-1).masked_fill(~seen, 0.0) @ v
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    pos = torch.arange(T)
+    allowed = (pos[:, None] >= pos) & (pos >= (T - lengths)[:, None])[:, None, :]
+    scores = q @ k.transpose(1, 2)
+    top = scores.masked_fill(~allowed, float("-inf")).amax(-1, keepdim=True)
+    e = torch.exp(scores - torch.where(top > float("-inf"), top, 0.0)).masked_fill(~allowed, 0.0)
+    total = e.sum(-1, keepdim=True)
+    return e / torch.where(total > 0, total, 1.0) @ v
 """,
-        # the mask read the other way round
+        # right, except that a padding query (no allowed key) gives 0 / 0 = NaN
         """
-def masked_attention(q, k, v, mask):
-    scores = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(mask, float("-inf"))
-    return scores.softmax(dim=-1) @ v
-""",
-        # the softmax without subtracting the row's largest score: overflows to inf / inf = NaN
-        """
-def masked_attention(q, k, v, mask):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    e = torch.exp(scores).masked_fill(~mask, 0.0)
-    total = e.sum(dim=-1, keepdim=True)
-    return (e / torch.where(total > 0, total, 1.0)) @ v
-""",
-        # right, except that a fully masked row gives NaN
-        """
-def masked_attention(q, k, v, mask):
-    scores = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(~mask, float("-inf"))
-    return scores.softmax(dim=-1) @ v
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    pos = torch.arange(T)
+    allowed = (pos[:, None] >= pos) & (pos >= (T - lengths)[:, None])[:, None, :]
+    scores = (q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])).masked_fill(~allowed, float("-inf"))
+    e = torch.exp(scores - scores.amax(-1, keepdim=True))
+    return e / e.sum(-1, keepdim=True) @ v
 """,
         # the largest score taken over all keys, masked ones included: with a masked key far
         # above the allowed ones, every allowed exp underflows to 0
         """
-def masked_attention(q, k, v, mask):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True)).masked_fill(~mask, 0.0)
-    total = e.sum(dim=-1, keepdim=True)
-    return (e / torch.where(total > 0, total, 1.0)) @ v
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    pos = torch.arange(T)
+    allowed = (pos[:, None] >= pos) & (pos >= (T - lengths)[:, None])[:, None, :]
+    scores = q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])
+    e = torch.exp(scores - scores.amax(-1, keepdim=True)).masked_fill(~allowed, 0.0)
+    total = e.sum(-1, keepdim=True)
+    return e / torch.where(total > 0, total, 1.0) @ v
 """,
-        # a finite fill of -1e9 without handling the fully masked row: it averages every value
+        # a finite fill of -1e4: above allowed scores of -9e4, and a padding query averages
+        # every value instead of getting zeros
         """
-def masked_attention(q, k, v, mask):
-    scores = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(~mask, -1e9)
-    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True))
-    return (e / e.sum(dim=-1, keepdim=True)) @ v
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    pos = torch.arange(T)
+    allowed = (pos[:, None] >= pos) & (pos >= (T - lengths)[:, None])[:, None, :]
+    scores = (q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])).masked_fill(~allowed, -1e4)
+    e = torch.exp(scores - scores.amax(-1, keepdim=True))
+    return e / e.sum(-1, keepdim=True) @ v
 """,
     ],
     "to_heads_from_heads": [
@@ -128,48 +164,89 @@ def causal(T):
 """,
     ],
     "mha_parameters": [
-        # forgot the biases
+        # the widths of the keys and values ignored: the count of self-attention
         """
-def mha_parameters(E, H):
-    return 4 * E * E
+def mha_parameters(E, H, E_k, E_v, bias):
+    return 4 * E * E + 4 * E
 """,
-        # forgot the output projection W^O
+        # W^K and W^V square in the key and value widths
         """
-def mha_parameters(E, H):
-    return 3 * E * E + 3 * E
+def mha_parameters(E, H, E_k, E_v, bias):
+    return 2 * E * E + E_k * E_k + E_v * E_v + (4 * E if bias else 0)
+""",
+        # the key and value biases of the input widths E_k and E_v
+        """
+def mha_parameters(E, H, E_k, E_v, bias):
+    return 2 * E * E + E * (E_k + E_v) + ((2 * E + E_k + E_v) if bias else 0)
+""",
+        # bias ignored: always counted
+        """
+def mha_parameters(E, H, E_k, E_v, bias):
+    return 2 * E * E + E * (E_k + E_v) + 4 * E
+""",
+        # the output projection W^O forgotten
+        """
+def mha_parameters(E, H, E_k, E_v, bias):
+    return E * E + E * (E_k + E_v) + (3 * E if bias else 0)
 """,
         # every head with full-width projections
         """
-def mha_parameters(E, H):
-    return H * (4 * E * E + 4 * E)
+def mha_parameters(E, H, E_k, E_v, bias):
+    return H * (2 * E * E + E * (E_k + E_v) + (4 * E if bias else 0))
 """,
-        # right at H = 2 only: head width counted as E / H in W^O too
+        # a count of the public example, hard-coded
         """
-def mha_parameters(E, H):
-    return 3 * E * E + 3 * E + E * E * 2 // H + E
-""",
-        # the count of nn.MultiheadAttention(8, 2), hard-coded
-        """
-def mha_parameters(E, H):
-    return 288
+def mha_parameters(E, H, E_k, E_v, bias):
+    return 360
 """,
     ],
     "max_path_length": [
-        # the two layers swapped
+        # rows and columns one after the other (a window that moves along one axis per layer)
         """
-def max_path_length(layer, n):
-    return 1 if layer == "recurrent" else n - 1
+def max_path_length(h, w, r):
+    if r < 1:
+        raise ValueError(r)
+    return -(-(h - 1) // r) - (-(w - 1) // r)
 """,
-        # counts positions, not steps
+        # the grid flattened into one sequence of h * w patches
         """
-def max_path_length(layer, n):
-    return n if layer == "recurrent" else 1
+def max_path_length(h, w, r):
+    if r < 1:
+        raise ValueError(r)
+    return -(-(h * w - 1) // r)
 """,
-        # a logarithmic path for self-attention (that is a stack of dilated convolutions)
+        # rounded down: a last, shorter hop forgotten
         """
-def max_path_length(layer, n):
-    import math
-    return n - 1 if layer == "recurrent" else math.ceil(math.log2(n))
+def max_path_length(h, w, r):
+    if r < 1:
+        raise ValueError(r)
+    return (max(h, w) - 1) // r
+""",
+        # the shorter side instead of the longer
+        """
+def max_path_length(h, w, r):
+    if r < 1:
+        raise ValueError(r)
+    return -(-(min(h, w) - 1) // r)
+""",
+        # patches counted instead of steps
+        """
+def max_path_length(h, w, r):
+    if r < 1:
+        raise ValueError(r)
+    return -(-max(h, w) // r)
+""",
+        # r = 0 divides by zero: ZeroDivisionError, not the ValueError asked for
+        """
+def max_path_length(h, w, r):
+    return math.ceil((max(h, w) - 1) / r)
+""",
+        # the window's width 2r + 1 taken as the step
+        """
+def max_path_length(h, w, r):
+    if r < 1:
+        raise ValueError(r)
+    return -(-(max(h, w) - 1) // (2 * r + 1))
 """,
     ],
     "wrong_entry": [
@@ -279,12 +356,14 @@ def chunked_attention(q, k, v, mask, chunk):
         top = new_top
     return acc / torch.where(total > 0, total, 1.0)
 """,
-    "masked_attention": """
-def masked_attention(q, k, v, mask):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    seen = mask.any(dim=-1, keepdim=True)
-    weights = scores.masked_fill(~mask, float("-inf")).masked_fill(~seen, 0.0).softmax(dim=-1)
-    return weights.masked_fill(~seen, 0.0) @ v
+    "left_padded_attention": """
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    pos = torch.arange(T)
+    allowed = (pos[:, None] >= pos) & (pos >= (T - lengths)[:, None])[:, None, :]
+    seen = allowed.any(dim=-1, keepdim=True)
+    scores = (q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])).masked_fill(~allowed, float("-inf"))
+    return scores.masked_fill(~seen, 0.0).softmax(dim=-1).masked_fill(~seen, 0.0) @ v
 """,
     "to_heads_from_heads": """
 from seqlab.multihead import merge_heads, split_heads
@@ -299,9 +378,10 @@ def causal(T):
     return causal_mask(T)
 """,
     "mha_parameters": """
-def mha_parameters(E, H):
+def mha_parameters(E, H, E_k, E_v, bias):
     import torch
-    return sum(p.numel() for p in torch.nn.MultiheadAttention(E, H).parameters())
+    layer = torch.nn.MultiheadAttention(E, H, kdim=E_k, vdim=E_v, bias=bias)
+    return sum(p.numel() for p in layer.parameters())
 """,
 }
 
@@ -310,42 +390,54 @@ def mha_parameters(E, H):
 # float64 from float32), written before the tests were strengthened: every one must fail a test
 # case, and a public one unless it only delegates (tests/test_exercises.py).
 WRONG_NEW = {
-    "masked_attention": [
+    "left_padded_attention": [
         # scales the caller's queries in place
         """
-def masked_attention(q, k, v, mask):
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    pos = torch.arange(T)
+    allowed = (pos[:, None] >= pos) & (pos >= (T - lengths)[:, None])[:, None, :]
     q /= math.sqrt(q.shape[-1])
-    scores = q @ k.transpose(-2, -1)
-    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
-    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
-    total = e.sum(dim=-1, keepdim=True)
-    return (e / torch.where(total > 0, total, 1.0)) @ v
+    scores = q @ k.transpose(1, 2)
+    top = scores.masked_fill(~allowed, float("-inf")).amax(-1, keepdim=True)
+    e = torch.exp(scores - torch.where(top > float("-inf"), top, 0.0)).masked_fill(~allowed, 0.0)
+    total = e.sum(-1, keepdim=True)
+    return e / torch.where(total > 0, total, 1.0) @ v
 """,
         # the weights in float64 for precision: a float64 output from float32 inputs
         """
-def masked_attention(q, k, v, mask):
-    scores = (q @ k.transpose(-2, -1)).double() / math.sqrt(q.shape[-1])
-    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
-    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
-    total = e.sum(dim=-1, keepdim=True)
-    return (e / torch.where(total > 0, total, 1.0)) @ v.double()
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    pos = torch.arange(T)
+    allowed = (pos[:, None] >= pos) & (pos >= (T - lengths)[:, None])[:, None, :]
+    scores = (q @ k.transpose(1, 2)).double() / math.sqrt(q.shape[-1])
+    top = scores.masked_fill(~allowed, float("-inf")).amax(-1, keepdim=True)
+    e = torch.exp(scores - torch.where(top > float("-inf"), top, 0.0)).masked_fill(~allowed, 0.0)
+    total = e.sum(-1, keepdim=True)
+    return e / torch.where(total > 0, total, 1.0) @ v.double()
 """,
-        # .squeeze() of the scores: breaks at L = 1
+        # the package's masks, combined: the question asks to build the mask
         """
-def masked_attention(q, k, v, mask):
-    scores = (q @ k.transpose(-2, -1)).squeeze() / math.sqrt(q.shape[-1])
-    top = scores.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
-    e = torch.exp(scores - top).masked_fill(~mask, 0.0)
-    total = e.sum(dim=-1, keepdim=True)
-    return (e / torch.where(total > 0, total, 1.0)) @ v
+from seqlab import masks
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    real = masks.padding_mask(lengths, T).flip(-1)  # the last lengths[n] positions
+    allowed = masks.causal_mask(T) & real[:, None, :]
+    scores = q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])
+    top = scores.masked_fill(~allowed, float("-inf")).amax(-1, keepdim=True)
+    e = torch.exp(scores - torch.where(top > float("-inf"), top, 0.0)).masked_fill(~allowed, 0.0)
+    total = e.sum(-1, keepdim=True)
+    return e / torch.where(total > 0, total, 1.0) @ v
 """,
         # the softmax through log_softmax: a softmax function the question rules out
         """
-def masked_attention(q, k, v, mask):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    seen = mask.any(dim=-1, keepdim=True)
-    s = scores.masked_fill(~mask, float("-inf")).masked_fill(~seen, 0.0)
-    return (torch.log_softmax(s, dim=-1).exp() * seen) @ v
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    pos = torch.arange(T)
+    allowed = (pos[:, None] >= pos) & (pos >= (T - lengths)[:, None])[:, None, :]
+    seen = allowed.any(dim=-1, keepdim=True)
+    s = (q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])).masked_fill(~allowed, float("-inf"))
+    return (torch.log_softmax(s.masked_fill(~seen, 0.0), dim=-1).exp() * seen) @ v
 """,
     ],
     "to_heads_from_heads": [
@@ -399,39 +491,54 @@ def causal(T):
     n = max(T, 2) if T == 1 else T
     return torch.ones(n, n, dtype=torch.bool).tril()[:T, :n]
 """,
+        # a slice of a mask made once and kept: every call returns a view of the same tensor
+        """
+_MASK = torch.ones(512, 512, dtype=torch.bool).tril()
+
+
+def causal(T):
+    return _MASK[:T, :T]
+""",
     ],
     "mha_parameters": [
         # a float
         """
-def mha_parameters(E, H):
-    return 4.0 * E * E + 4 * E
+def mha_parameters(E, H, E_k, E_v, bias):
+    return 2.0 * E * E + E * (E_k + E_v) + (4 * E if bias else 0)
 """,
-        # builds a layer of the same size to count it (the question says not to)
+        # builds layers of the same sizes to count them (the question says not to)
         """
-def mha_parameters(E, H):
-    return sum(p.numel() for p in torch.nn.Linear(E, 4 * E).parameters())
+def mha_parameters(E, H, E_k, E_v, bias):
+    layers = [torch.nn.Linear(n, E, bias=bias) for n in (E, E_k, E_v, E)]
+    return sum(p.numel() for m in layers for p in m.parameters())
 """,
         # the biases of the heads counted once per head
         """
-def mha_parameters(E, H):
-    return 4 * E * E + 3 * E * H + E
+def mha_parameters(E, H, E_k, E_v, bias):
+    return 2 * E * E + E * (E_k + E_v) + ((3 * E * H + E) if bias else 0)
 """,
     ],
     "max_path_length": [
         # a float
         """
-def max_path_length(layer, n):
-    return float(n - 1) if layer == "recurrent" else 1.0
+def max_path_length(h, w, r):
+    if r < 1:
+        raise ValueError(r)
+    return (max(h, w) - 1) / r
 """,
-        # any other name taken for self-attention, without complaint
+        # one patch taken as one layer from itself
         """
-def max_path_length(layer, n):
-    return n - 1 if layer.startswith("rec") else 1
+def max_path_length(h, w, r):
+    if r < 1:
+        raise ValueError(r)
+    return max(1, -(-(max(h, w) - 1) // r))
 """,
-        # log2 for attention
+        # r = 1 taken as a layer that moves nothing (a window of width r)
         """
-def max_path_length(layer, n):
-    return n - 1 if layer == "recurrent" else max(1, math.ceil(math.log2(n)) - 2)
+def max_path_length(h, w, r):
+    if r < 2:
+        raise ValueError(r)
+    return -(-(max(h, w) - 1) // r)
 """,
     ],
     "chunked_attention": [
@@ -556,6 +663,37 @@ def chunked_attention(q, k, v, mask, chunk):
         total = p.sum(-1, keepdim=True)
         outs.append((p[:, None] @ v)[:, 0] / torch.where(total > 0, total, torch.ones_like(total)))
     return torch.stack(outs, 1)
+""",
+    ],
+}
+
+# Wrong answers that only the hidden test can tell: right on every size the public cases use.
+WRONG_HIDDEN = {
+    "left_padded_attention": [
+        # a causal mask made once for 512 positions and sliced: wrong past its size
+        """
+_CAUSAL = torch.ones(512, 512, dtype=torch.bool).tril()
+
+
+def left_padded_attention(q, k, v, lengths):
+    T = q.shape[1]
+    real = torch.arange(T) >= (T - lengths)[:, None]
+    allowed = _CAUSAL[:T, :T] & real[:, None, :]
+    scores = q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])
+    top = scores.masked_fill(~allowed, float("-inf")).amax(-1, keepdim=True)
+    e = torch.exp(scores - torch.where(top > float("-inf"), top, 0.0)).masked_fill(~allowed, 0.0)
+    total = e.sum(-1, keepdim=True)
+    return e / torch.where(total > 0, total, 1.0) @ v
+""",
+    ],
+    "causal": [
+        # a copy of a slice of a mask made once for 512 positions: a new tensor, wrong past 512
+        """
+_MASK = torch.ones(512, 512, dtype=torch.bool).tril()
+
+
+def causal(T):
+    return _MASK[:T, :T].clone()
 """,
     ],
 }

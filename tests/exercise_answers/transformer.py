@@ -296,6 +296,19 @@ def decoder_mask(lengths, L):
     out[:, :L_real, :L_real] = causal & real[:, None]
     return out
 """,
+        # the masks remembered between calls: the same tensor returned again (a caller that
+        # edits one mask edits the next)
+        """
+_SEEN = {}
+
+
+def decoder_mask(lengths, L):
+    key = (tuple(lengths.tolist()), L)
+    if key not in _SEEN:
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        _SEEN[key] = causal[None] & (torch.arange(L) < lengths[:, None])[:, None]
+    return _SEEN[key]
+""",
     ],
     "transformer_lr": [
         # a float32 computation: right to 7 digits only
@@ -348,6 +361,14 @@ def smoothed_loss(logits, target, eps):
 def smoothed_loss(logits, target, eps):
     log_p = logits.log_softmax(dim=-1)
     q = torch.full(log_p.shape, eps / logits.shape[-1], dtype=torch.float64)
+    q[torch.arange(len(target)), target] += 1 - eps
+    return -(q * log_p).sum(-1).mean()
+""",
+        # log(softmax) with a floor against log(0): finite, and wrong wherever it is reached
+        """
+def smoothed_loss(logits, target, eps):
+    log_p = torch.log(logits.softmax(dim=-1).clamp_min(1e-30))
+    q = torch.full_like(log_p, eps / logits.shape[-1])
     q[torch.arange(len(target)), target] += 1 - eps
     return -(q * log_p).sum(-1).mean()
 """,
@@ -465,6 +486,20 @@ def multi_query_attention(x, W_q, W_k, W_v, W_o, H):
     v = (x @ W_v.T).unsqueeze(1).expand(N, H, T, D)
     out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
     return out.transpose(1, 2).reshape(N, T, E) @ W_o.T
+""",
+    ],
+}
+
+# Wrong answers that only the hidden test can tell: right on every size the public cases use.
+WRONG_HIDDEN = {
+    "decoder_mask": [
+        # a causal mask made once for 1024 positions and sliced: wrong past its size
+        """
+_CAUSAL = torch.ones(1024, 1024, dtype=torch.bool).tril()
+
+
+def decoder_mask(lengths, L):
+    return _CAUSAL[None, :L, :L] & (torch.arange(L) < lengths[:, None])[:, None]
 """,
     ],
 }

@@ -72,10 +72,6 @@ MAX_PROBES = 20000  # argument tuples tried per question
 # The questions answered on their page today (issue 45). Each must leave this list once its page
 # is fixed; the test fails on a listed question that is no longer found, and on any other found.
 KNOWN_LEAKS = {
-    ("self_attention", "mha_parameters"):
-        "Q4's answer is printed by the heads table (16,640 at E = 64 for every H)",
-    ("self_attention", "max_path_length"):
-        "Q5's rule is read off the path-length column (8, 26, 80 at n = 9, 27, 81)",
 }  # fmt: skip
 # Found by this check beyond the issue's list, at the same level as the known leaks (the question
 # asks for the page's own listing again, with few changes): kept green here for the lead to judge;
@@ -83,9 +79,6 @@ KNOWN_LEAKS = {
 FOUND_BY_THIS_CHECK = {
     ("rnn_gradients", "rnn_forward"): "the RNN.unroll / pre-activation listings are most of the loop",
     ("lstm", "lstm_cell_step"): "the lstm_cell listing is the step, given the pre-activations",
-    ("self_attention", "masked_attention"): "the _masked_softmax listing is the masked softmax asked for",
-    # found only once every chapter's outputs were checked (a value its tests expect, printed)
-    ("transformer", "encoder_layer_parameters"): "784, its tests' (12, 4, 3) case, is printed on the page",
 }
 ALLOWED = {**KNOWN_LEAKS, **FOUND_BY_THIS_CHECK}
 
