@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 __all__ = [
     "check",
@@ -217,12 +218,36 @@ def _module_aliases(originals: set[int]) -> list[tuple[types.ModuleType, str]]:
     return _ALIASES[key]
 
 
+class _RefuseOps(TorchDispatchMode):
+    """Refuses the dispatcher's operators named (``"nll_loss_forward"``): every route to them,
+    ``F.cross_entropy``, ``torch.ops.aten.nll_loss`` or ``torch._C._nn.nll_loss``, ends there."""
+
+    def __init__(self, ops: set[str]):
+        super().__init__()
+        self.ops = ops
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func.overloadpacket.__name__
+        if name in self.ops:
+            raise DelegationError(
+                f"this question asks you to write it yourself; your answer ran PyTorch's operator "
+                f"aten.{name}, which already implements it"
+            )
+        return func(*args, **(kwargs or {}))
+
+
 @contextmanager
 def forbid(namespace: dict, *dotted_names: str, also: tuple[dict, ...] = ()) -> Iterator[None]:
     """Make ``dotted_names`` (e.g. ``"seqlab.rnn.RNN"``) raise :class:`DelegationError` while the
     block runs: in their modules, every loaded ``seqlab`` / ``torch`` module, ``namespace`` and
     ``also`` (globals), the defaults and closures of the functions there, and an ``nn.Module``'s
     ``forward``. Everything is put back when the block ends, even if it raises."""
+    ops = {name.removeprefix("aten.") for name in dotted_names if name.startswith("aten.")}
+    if ops:  # an operator of PyTorch's dispatcher: refused whichever Python name reached it
+        rest = [name for name in dotted_names if not name.startswith("aten.")]
+        with _RefuseOps(ops), forbid(namespace, *rest, also=also):
+            yield
+        return
     targets = [(dotted, *_resolve(dotted)) for dotted in dotted_names]  # (name, owner, key, obj)
     # a forbidden module class is forbidden through its bases too (nn.LSTM through nn.RNNBase("LSTM",
     # ...)): every nn.Module subclass it derives from, nn.Module itself excepted
@@ -309,7 +334,7 @@ def forbidding(function, namespace: dict, *dotted_names: str):
     inner = function
     while True:
         for dotted in dotted_names:
-            if inner is _resolve(dotted)[2]:
+            if not dotted.startswith("aten.") and inner is _resolve(dotted)[2]:
                 raise DelegationError(
                     f"this question asks you to write it yourself; your answer is {dotted}, "
                     "which already implements it"

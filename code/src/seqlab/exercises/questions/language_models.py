@@ -68,6 +68,9 @@ PERPLEXITY = Question(
         "torch.nn.CrossEntropyLoss",
         "torch.nn.NLLLoss",
         "seqlab.gpt.lm_loss",
+        # the operators those run, whatever the route (torch.ops.aten.nll_loss, torch._C._nn ...)
+        "aten.nll_loss_forward",
+        "aten.nll_loss2d_forward",
     ),
     tolerance=PERPLEXITY_RTOL / 1e-9,  # the harness compares floats to 1e-9 relative, times this
     bounds={
@@ -137,6 +140,11 @@ MIN_P = Question(
         "temperature 10": lambda: (
             (torch.tensor([[0.5, 0.3, 0.15, 0.05]]).log(), 0.8, 10.0),
             torch.tensor([[True, True, True, False]]),
+        ),
+        # "at least": log p - log p_max = log 0.5 = log p_min exactly here, so a strict > drops it
+        "a token exactly at the cut, p_min = 0.5 (float64)": lambda: (
+            (torch.tensor([[0.0, math.log(0.5), -1.0]], dtype=torch.float64), 0.5, 1.0),
+            torch.tensor([[True, True, False]]),
         ),
         "a sure row and an unsure one (float64)": lambda: (
             (torch.tensor([[4.0, 0.0, 0.0, 0.0], [0.2, 0.1, 0.0, -0.1]], dtype=torch.float64), 0.1, 1.0),
@@ -213,9 +221,7 @@ def hot_sampling_format(value, args, where):
     grades which)."""
     letter = check_choice(value, "abcd", "hot_sampling")
     if value != letter:
-        raise AssertionError(
-            f"hot_sampling should be the lower-case letter itself, {letter!r}; got {value!r}"
-        )
+        raise AssertionError(f"hot_sampling should be one lower-case letter of 'abcd' itself; got {value!r}")
 
 
 # a value, not a function: the harness calls a function of no arguments that returns it
