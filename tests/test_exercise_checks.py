@@ -317,6 +317,35 @@ def test_a_forbidden_module_class_is_forbidden_through_its_bases():
     question.check(gru, {}, public=True)
 
 
+def test_a_forbidden_operator_is_refused_whatever_route_reaches_it():
+    """'aten.nll_loss_forward' forbidden: F.cross_entropy, torch.ops.aten.nll_loss and
+    torch._C._nn.nll_loss all end in that operator; log_softmax and gather do not."""
+    import torch.nn.functional as F
+
+    from seqlab.exercises import DelegationError, Question
+
+    def mine(z, t):
+        return -z.log_softmax(-1).gather(-1, t[:, None]).mean()
+
+    question = Question(
+        "loss",
+        oracle=mine,
+        draw=lambda d: (d.randn(3, 4), torch.tensor([0, 3, 1])),
+        arg_names=("z", "t"),
+        forbidden=("aten.nll_loss_forward",),
+    )
+    question.check(mine, {}, public=True)
+    routes = [
+        lambda z, t: F.cross_entropy(z, t),
+        lambda z, t: torch.ops.aten.nll_loss(z.log_softmax(-1), t),
+        lambda z, t: torch._C._nn.nll_loss(z.log_softmax(-1), t),
+    ]
+    for route in routes:
+        with pytest.raises(DelegationError, match="aten.nll_loss_forward"):
+            question.check(route, {}, public=True)
+    assert float(F.cross_entropy(torch.zeros(1, 2), torch.tensor([0]))) > 0  # put back afterwards
+
+
 def test_harness_catches_a_write_into_grad():
     """grad_untouched: neither a leaf behind the arguments nor an argument itself (backward with
     inputs=) may get a .grad from the answer."""
