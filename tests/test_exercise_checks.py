@@ -346,6 +346,33 @@ def test_a_forbidden_operator_is_refused_whatever_route_reaches_it():
     assert float(F.cross_entropy(torch.zeros(1, 2), torch.tensor([0]))) > 0  # put back afterwards
 
 
+def test_a_forbidden_function_is_forbidden_under_its_other_handles():
+    """torch.lstm_cell forbidden: torch._VF.lstm_cell and torch.ops.aten.lstm_cell too (routes a
+    student took); math.cos: cmath.cos and numpy.cos; all put back afterwards."""
+    import cmath
+
+    from seqlab.exercises import DelegationError, forbid
+
+    x, state = torch.randn(1, 2), [torch.zeros(1, 3), torch.zeros(1, 3)]
+    w_ih, w_hh = torch.randn(12, 2), torch.randn(12, 3)
+    routes = {
+        "torch.lstm_cell": [
+            lambda: torch._VF.lstm_cell(x, state, w_ih, w_hh),
+            lambda: torch.ops.aten.lstm_cell(x, state, w_ih, w_hh),
+        ],
+        "math.cos": [lambda: cmath.cos(1.0)],
+        "torch.nn.functional.softmax": [lambda: torch.special.softmax(x, -1), lambda: torch.softmax(x, -1)],
+    }
+    for name, calls in routes.items():
+        for call in calls:
+            with pytest.raises(DelegationError), forbid({}, name):
+                call()
+    with forbid({}, "torch.nn.functional.softmax"):
+        assert (x.exp() / x.exp().sum(-1, keepdim=True)).shape == x.shape  # what is not banned runs
+    torch.ops.aten.lstm_cell(x, state, w_ih, w_hh)
+    assert torch._VF.lstm_cell(x, state, w_ih, w_hh)[0].shape == (1, 3) and cmath.cos(0.0) == 1
+
+
 def test_harness_catches_a_write_into_grad():
     """grad_untouched: neither a leaf behind the arguments nor an argument itself (backward with
     inputs=) may get a .grad from the answer."""

@@ -198,6 +198,44 @@ def _resolve(dotted: str):
     raise ValueError(f"cannot find {dotted!r}")
 
 
+# Where PyTorch keeps another handle on a function of the same name: torch.lstm_cell is also
+# torch._VF.lstm_cell and torch.ops.aten.lstm_cell; F.softmax is also torch.softmax. A forbidden
+# function is forbidden under each of them (a student found the first two).
+_ROUTES = ("torch", "torch._VF", "torch._C._nn", "torch.nn.functional",
+           "torch.special", "torch.ops.aten")  # fmt: skip
+# math's and NumPy's functions of the same name: only for these, where a question bans the function
+_MATH_ROUTES = ("math", "cmath", "numpy")
+_MATH_NAMES = {"sin", "cos", "tan", "exp", "log"}
+
+
+@functools.cache
+def _routes(dotted: str) -> tuple[str, ...]:
+    """The other dotted names under which ``dotted``'s function is reachable (none for a class,
+    a method or a module; ``math.cos`` only under math, cmath and NumPy)."""
+    parts = dotted.split(".")
+    name = parts[-1]
+    if parts[0] not in ("torch", *_MATH_ROUTES) or name[:1].isupper() or name.startswith("__"):
+        return ()
+    if len(parts) > 2 and parts[-2][:1].isupper():  # a method, torch.Tensor.cos: its own handle
+        return ()
+    if parts[0] in _MATH_ROUTES:
+        prefixes = _MATH_ROUTES
+    else:
+        prefixes = _ROUTES + (_MATH_ROUTES if name in _MATH_NAMES else ())
+    found = []
+    for prefix in prefixes:
+        route = f"{prefix}.{name}"
+        if route == dotted:
+            continue
+        try:
+            obj = _resolve(route)[2]
+        except (ValueError, AttributeError, RuntimeError, ImportError):
+            continue
+        if not isinstance(obj, types.ModuleType):
+            found.append(route)
+    return tuple(found)
+
+
 _ALIASES: dict[tuple, list] = {}
 
 
@@ -248,7 +286,9 @@ def forbid(namespace: dict, *dotted_names: str, also: tuple[dict, ...] = ()) -> 
         with _RefuseOps(ops), forbid(namespace, *rest, also=also):
             yield
         return
-    targets = [(dotted, *_resolve(dotted)) for dotted in dotted_names]  # (name, owner, key, obj)
+    named_first = list(dict.fromkeys(dotted_names))
+    routes = [r for d in named_first for r in _routes(d) if r not in named_first]
+    targets = [(dotted, *_resolve(dotted)) for dotted in dict.fromkeys(named_first + routes)]
     # a forbidden module class is forbidden through its bases too (nn.LSTM through nn.RNNBase("LSTM",
     # ...)): every nn.Module subclass it derives from, nn.Module itself excepted
     named = {id(obj) for *_, obj in targets}
@@ -263,7 +303,9 @@ def forbid(namespace: dict, *dotted_names: str, also: tuple[dict, ...] = ()) -> 
                     named.add(id(base))
                     dotted = f"{base.__module__}.{base.__qualname__}"
                     targets.append((dotted, *_resolve(dotted)))
-    stand_ins = {id(obj): _Forbidden(dotted) for dotted, _, _, obj in targets}
+    stand_ins = {}
+    for dotted, _, _, obj in targets:  # named after the first name given for it
+        stand_ins.setdefault(id(obj), _Forbidden(dotted))
     originals = {id(obj) for _, _, _, obj in targets}
     undo = []
 
@@ -333,8 +375,9 @@ def forbidding(function, namespace: dict, *dotted_names: str):
     # or method of it) holds the original object itself, which no swap in a namespace reaches
     inner = function
     while True:
-        for dotted in dotted_names:
-            if not dotted.startswith("aten.") and inner is _resolve(dotted)[2]:
+        names = [n for d in dotted_names if not d.startswith("aten.") for n in (d, *_routes(d))]
+        for dotted in names:
+            if inner is _resolve(dotted)[2]:
                 raise DelegationError(
                     f"this question asks you to write it yourself; your answer is {dotted}, "
                     "which already implements it"
