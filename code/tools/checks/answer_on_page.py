@@ -84,8 +84,6 @@ KNOWN_LEAKS = {
 # asks for the page's own listing again, with few changes): kept green here for the lead to judge;
 # each must leave the list like the others.
 FOUND_BY_THIS_CHECK = {
-    ("rnn_gradients", "rnn_forward"): "the RNN.unroll / pre-activation listings are most of the loop",
-    ("lstm", "lstm_cell_step"): "the lstm_cell listing is the step, given the pre-activations",
     ("self_attention", "masked_attention"): "the _masked_softmax listing is the masked softmax asked for",
     ("language_models", "encode_word"): "merge_pair's listing is its inner loop",
     ("block", "max_batch"): "the page computes the KV-cache bytes per token, 71% of the answer's operations",
