@@ -7,37 +7,75 @@ hidden tests must fail them (questions with nothing to delegate to are left out)
 
 WRONG = {
     "lstm_cell_step": [
+        # the output gate looks at the old cell, like the other two
+        """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
+    z_i, z_f, z_g, z_o = (x @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+    i = torch.sigmoid(z_i + p[0] * c)
+    f = torch.sigmoid(z_f + p[1] * c)
+    c_new = f * c + i * torch.tanh(z_g)
+    o = torch.sigmoid(z_o + p[2] * c)
+    return o * torch.tanh(c_new), c_new
+""",
+        # no peephole on the output gate (the gates see the old cell only)
+        """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
+    z_i, z_f, z_g, z_o = (x @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+    i = torch.sigmoid(z_i + p[0] * c)
+    f = torch.sigmoid(z_f + p[1] * c)
+    c_new = f * c + i * torch.tanh(z_g)
+    o = torch.sigmoid(z_o)
+    return o * torch.tanh(c_new), c_new
+""",
+        # the peephole rows swapped: p_f into the input gate, p_i into the forget gate
+        """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
+    z_i, z_f, z_g, z_o = (x @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+    i = torch.sigmoid(z_i + p[1] * c)
+    f = torch.sigmoid(z_f + p[0] * c)
+    c_new = f * c + i * torch.tanh(z_g)
+    o = torch.sigmoid(z_o + p[2] * c_new)
+    return o * torch.tanh(c_new), c_new
+""",
+        # the peephole added after the sigmoid
+        """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
+    z_i, z_f, z_g, z_o = (x @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+    i = torch.sigmoid(z_i) + p[0] * c
+    f = torch.sigmoid(z_f) + p[1] * c
+    c_new = f * c + i * torch.tanh(z_g)
+    o = torch.sigmoid(z_o + p[2] * c_new)
+    return o * torch.tanh(c_new), c_new
+""",
+        # one peephole vector, p_i, for every gate
+        """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
+    z_i, z_f, z_g, z_o = (x @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+    i = torch.sigmoid(z_i + p[0] * c)
+    f = torch.sigmoid(z_f + p[0] * c)
+    c_new = f * c + i * torch.tanh(z_g)
+    o = torch.sigmoid(z_o + p[0] * c_new)
+    return o * torch.tanh(c_new), c_new
+""",
         # gates taken in the order i, f, o, g
         """
-def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
-    z = x @ W_ih.T + b_ih + h @ W_hh.T + b_hh
-    i, f, o, g = z.chunk(4, dim=-1)
-    c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-    return torch.sigmoid(o) * torch.tanh(c_new), c_new
-""",
-        # h from the cell without the tanh
-        """
-def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
-    z = x @ W_ih.T + b_ih + h @ W_hh.T + b_hh
-    i, f, g, o = z.chunk(4, dim=-1)
-    c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-    return torch.sigmoid(o) * c_new, c_new
-""",
-        # h from the old cell instead of the new one
-        """
-def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
-    z = x @ W_ih.T + b_ih + h @ W_hh.T + b_hh
-    i, f, g, o = z.chunk(4, dim=-1)
-    c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-    return torch.sigmoid(o) * torch.tanh(c), c_new
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
+    z_i, z_f, z_o, z_g = (x @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+    i = torch.sigmoid(z_i + p[0] * c)
+    f = torch.sigmoid(z_f + p[1] * c)
+    c_new = f * c + i * torch.tanh(z_g)
+    o = torch.sigmoid(z_o + p[2] * c_new)
+    return o * torch.tanh(c_new), c_new
 """,
         # the weights used untransposed (as if W_ih were (E_in, 4E_h))
         """
-def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
-    z = x @ W_ih + b_ih + h @ W_hh + b_hh
-    i, f, g, o = z.chunk(4, dim=-1)
-    c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-    return torch.sigmoid(o) * torch.tanh(c_new), c_new
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
+    z_i, z_f, z_g, z_o = (x @ W_ih + b_ih + h @ W_hh + b_hh).chunk(4, dim=-1)
+    i = torch.sigmoid(z_i + p[0] * c)
+    f = torch.sigmoid(z_f + p[1] * c)
+    c_new = f * c + i * torch.tanh(z_g)
+    o = torch.sigmoid(z_o + p[2] * c_new)
+    return o * torch.tanh(c_new), c_new
 """,
     ],
     "memory_bias": [
@@ -288,10 +326,16 @@ def lstm_padded(x, lengths, W_ih, W_hh, b_ih, b_hh, _lstm=nn.LSTM):
     return out, h_n[0], c_n[0]
 """,
     "lstm_cell_step": """
-def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, _cell=nn.LSTMCell):
-    cell = _cell(W_ih.shape[1], W_hh.shape[1], dtype=x.dtype)
-    weights = {"weight_ih": W_ih, "weight_hh": W_hh, "bias_ih": b_ih, "bias_hh": b_hh}
-    return torch.func.functional_call(cell, weights, (x, (h, c)))
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p, _cell=nn.LSTMCell):
+    # the peepholes as extra inputs of nn.LSTMCell, as the grader's own step does
+    E_h = W_hh.shape[1]
+    zero = torch.zeros(E_h, E_h, dtype=x.dtype)
+    W = torch.cat([W_ih, torch.cat([p[0].diag(), p[1].diag(), zero, zero]),
+                   torch.cat([zero, zero, zero, p[2].diag()])], dim=1)
+    cell = _cell(W.shape[1], E_h, dtype=x.dtype)
+    weights = {"weight_ih": W, "weight_hh": W_hh, "bias_ih": b_ih, "bias_hh": b_hh}
+    _, c_new = torch.func.functional_call(cell, weights, (torch.cat([x, c, 0 * c], dim=1), (h, c)))
+    return torch.func.functional_call(cell, weights, (torch.cat([x, c, c_new], dim=1), (h, c)))
 """,
     "lstm_parameter_count": """
 def lstm_parameter_count(E_in, E_h):
@@ -305,35 +349,42 @@ def lstm_parameter_count(E_in, E_h):
 # public one unless it only delegates (tests/test_exercises.py).
 WRONG_NEW = {
     "lstm_cell_step": [
-        # delegates to PyTorch's own cell kernel
+        # delegates to PyTorch's own cell kernel, the peepholes left out
         """
-def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
     return torch.lstm_cell(x, (h, c), W_ih, W_hh, b_ih, b_hh)
 """,
         # the gates under no_grad: nothing reaches the weights
         """
-def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
     with torch.no_grad():
         z = x @ W_ih.T + b_ih + h @ W_hh.T + b_hh
-    i, f, g, o = z.chunk(4, dim=-1)
-    c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-    return torch.sigmoid(o) * torch.tanh(c_new), c_new
+    z_i, z_f, z_g, z_o = z.chunk(4, dim=-1)
+    c_new = torch.sigmoid(z_f + p[1] * c) * c + torch.sigmoid(z_i + p[0] * c) * torch.tanh(z_g)
+    return torch.sigmoid(z_o + p[2] * c_new) * torch.tanh(c_new), c_new
 """,
         # updates the caller's c in place
         """
-def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
-    z = x @ W_ih.T + b_ih + h @ W_hh.T + b_hh
-    i, f, g, o = z.chunk(4, dim=-1)
-    c.mul_(torch.sigmoid(f)).add_(torch.sigmoid(i) * torch.tanh(g))
-    return torch.sigmoid(o) * torch.tanh(c), c.clone()
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
+    z_i, z_f, z_g, z_o = (x @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+    i, f = torch.sigmoid(z_i + p[0] * c), torch.sigmoid(z_f + p[1] * c)
+    c.mul_(f).add_(i * torch.tanh(z_g))
+    return torch.sigmoid(z_o + p[2] * c) * torch.tanh(c), c.clone()
 """,
         # .squeeze() of the input: breaks at E_in = 1
         """
-def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh):
-    z = x.squeeze() @ W_ih.T + b_ih + h @ W_hh.T + b_hh
-    i, f, g, o = z.chunk(4, dim=-1)
-    c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-    return torch.sigmoid(o) * torch.tanh(c_new), c_new
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
+    z_i, z_f, z_g, z_o = (x.squeeze() @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+    c_new = torch.sigmoid(z_f + p[1] * c) * c + torch.sigmoid(z_i + p[0] * c) * torch.tanh(z_g)
+    return torch.sigmoid(z_o + p[2] * c_new) * torch.tanh(c_new), c_new
+""",
+        # the peepholes detached ("fixed weights"): no gradient reaches p
+        """
+def lstm_cell_step(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
+    z_i, z_f, z_g, z_o = (x @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=-1)
+    p_i, p_f, p_o = p.detach()
+    c_new = torch.sigmoid(z_f + p_f * c) * c + torch.sigmoid(z_i + p_i * c) * torch.tanh(z_g)
+    return torch.sigmoid(z_o + p_o * c_new) * torch.tanh(c_new), c_new
 """,
     ],
     "lstm_parameter_count": [

@@ -279,3 +279,62 @@ def intra_read_backward(tape_h, query, W_h, v, grad_read):
         return torch.autograd.grad(read, leaves, grad_read)
 """,
 ]
+
+# Kinds of wrong answer that once earned full marks (issue 47): a forbidden computation written
+# another way. The question forbids autograd in any form; its public check runs the answer under
+# torch.inference_mode(), where autograd records nothing, besides refusing the names.
+WRONG_NEW["intra_read_backward"] += [
+    # reverse-mode autograd through the engine itself, a name no list holds
+    """
+def intra_read_backward(tape_h, query, W_h, v, grad_read):
+    leaves = [t.detach().clone().requires_grad_(True) for t in (tape_h, query, W_h, v)]
+    H, q, W, w = leaves
+    with torch.enable_grad():
+        s = (torch.tanh(H @ W.T + q[:, None]) @ w).softmax(dim=-1)
+        read = (s[:, :, None] * H).sum(dim=1)
+    engine = torch.autograd.Variable._execution_engine
+    return engine.run_backward((read,), (grad_read,), False, False, tuple(leaves), False)
+""",
+    # forward-mode autograd (dual numbers), one input entry at a time
+    """
+def intra_read_backward(tape_h, query, W_h, v, grad_read):
+    from torch.autograd import forward_ad
+
+    inputs = (tape_h, query, W_h, v)
+    grads = []
+    for k, x in enumerate(inputs):
+        g = torch.zeros(x.numel(), dtype=x.dtype)
+        for j in range(x.numel()):
+            tangent = torch.zeros(x.numel(), dtype=x.dtype)
+            tangent[j] = 1.0
+            with forward_ad.dual_level():
+                args = list(inputs)
+                args[k] = forward_ad.make_dual(x, tangent.reshape(x.shape))
+                H, q, W, w = args
+                s = (torch.tanh(H @ W.T + q[:, None]) @ w).softmax(dim=-1)
+                read = (s[:, :, None] * H).sum(dim=1)
+                g[j] = (forward_ad.unpack_dual(read).tangent * grad_read).sum()
+        grads.append(g.reshape(x.shape))
+    return tuple(grads)
+""",
+    # torch.func's forward-mode transform, one input entry at a time
+    """
+def intra_read_backward(tape_h, query, W_h, v, grad_read):
+    def read(H, q, W, w):
+        s = (torch.tanh(H @ W.T + q[:, None]) @ w).softmax(dim=-1)
+        return ((s[:, :, None] * H).sum(dim=1) * grad_read).sum()
+
+    inputs = (tape_h, query, W_h, v)
+    grads = []
+    for k, x in enumerate(inputs):
+        columns = []
+        for j in range(x.numel()):
+            tangents = [torch.zeros_like(y) for y in inputs]
+            tangent = torch.zeros(x.numel(), dtype=x.dtype)
+            tangent[j] = 1.0
+            tangents[k] = tangent.reshape(x.shape)
+            columns.append(torch.func.jvp(read, inputs, tuple(tangents))[1])
+        grads.append(torch.stack(columns).reshape(x.shape))
+    return tuple(grads)
+""",
+]

@@ -7,32 +7,117 @@ hidden tests must fail them (questions with nothing to delegate to are left out)
 
 WRONG = {
     "rnn_forward": [
+        # the reverse direction reads forwards too (with its own weights)
+        """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    T = x.shape[1]
+    halves, last = [], []
+    for d, order in enumerate((range(T), range(T))):
+        h, states = h0[d], [None] * T
+        for t in order:
+            h = torch.tanh(x[:, t] @ W_ih[d].T + b_ih[d] + h @ W_hh[d].T + b_hh[d])
+            states[t] = h
+        halves.append(torch.stack(states, dim=1))
+        last.append(h)
+    return torch.cat(halves, dim=-1), torch.stack(last)
+""",
+        # the reverse direction's last state taken at step T, as for the forward one
+        """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    T = x.shape[1]
+    halves, last = [], []
+    for d, order in enumerate((range(T), reversed(range(T)))):
+        h, states = h0[d], [None] * T
+        for t in order:
+            h = torch.tanh(x[:, t] @ W_ih[d].T + b_ih[d] + h @ W_hh[d].T + b_hh[d])
+            states[t] = h
+        halves.append(torch.stack(states, dim=1))
+        last.append(h)
+    return torch.cat(halves, dim=-1), torch.stack([halves[0][:, -1], halves[1][:, -1]])
+""",
+        # the two directions side by side the other way round
+        """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    T = x.shape[1]
+    halves, last = [], []
+    for d, order in enumerate((range(T), reversed(range(T)))):
+        h, states = h0[d], [None] * T
+        for t in order:
+            h = torch.tanh(x[:, t] @ W_ih[d].T + b_ih[d] + h @ W_hh[d].T + b_hh[d])
+            states[t] = h
+        halves.append(torch.stack(states, dim=1))
+        last.append(h)
+    return torch.cat(halves[::-1], dim=-1), torch.stack(last)
+""",
+        # both directions with the forward weights
+        """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    T = x.shape[1]
+    halves, last = [], []
+    for d, order in enumerate((range(T), reversed(range(T)))):
+        h, states = h0[d], [None] * T
+        for t in order:
+            h = torch.tanh(x[:, t] @ W_ih[0].T + b_ih[0] + h @ W_hh[0].T + b_hh[0])
+            states[t] = h
+        halves.append(torch.stack(states, dim=1))
+        last.append(h)
+    return torch.cat(halves, dim=-1), torch.stack(last)
+""",
+        # both directions from the forward initial state
+        """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    T = x.shape[1]
+    halves, last = [], []
+    for d, order in enumerate((range(T), reversed(range(T)))):
+        h, states = h0[0], [None] * T
+        for t in order:
+            h = torch.tanh(x[:, t] @ W_ih[d].T + b_ih[d] + h @ W_hh[d].T + b_hh[d])
+            states[t] = h
+        halves.append(torch.stack(states, dim=1))
+        last.append(h)
+    return torch.cat(halves, dim=-1), torch.stack(last)
+""",
         # forgot the nonlinearity
         """
 def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
-    h, states = h0, []
-    for t in range(x.shape[1]):
-        h = x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh
-        states.append(h)
-    return torch.stack(states, dim=1), h
-""",
-        # stacked time-major: (T, N, E_h)
-        """
-def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
-    h, states = h0, []
-    for t in range(x.shape[1]):
-        h = torch.tanh(x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
-        states.append(h)
-    return torch.stack(states, dim=0), h
+    T = x.shape[1]
+    halves, last = [], []
+    for d, order in enumerate((range(T), reversed(range(T)))):
+        h, states = h0[d], [None] * T
+        for t in order:
+            h = x[:, t] @ W_ih[d].T + b_ih[d] + h @ W_hh[d].T + b_hh[d]
+            states[t] = h
+        halves.append(torch.stack(states, dim=1))
+        last.append(h)
+    return torch.cat(halves, dim=-1), torch.stack(last)
 """,
         # W_hh not transposed
         """
 def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
-    h, states = h0, []
-    for t in range(x.shape[1]):
-        h = torch.tanh(x[:, t] @ W_ih.T + b_ih + h @ W_hh + b_hh)
-        states.append(h)
-    return torch.stack(states, dim=1), h
+    T = x.shape[1]
+    halves, last = [], []
+    for d, order in enumerate((range(T), reversed(range(T)))):
+        h, states = h0[d], [None] * T
+        for t in order:
+            h = torch.tanh(x[:, t] @ W_ih[d].T + b_ih[d] + h @ W_hh[d] + b_hh[d])
+            states[t] = h
+        halves.append(torch.stack(states, dim=1))
+        last.append(h)
+    return torch.cat(halves, dim=-1), torch.stack(last)
+""",
+        # the directions stacked on a new axis: (N, T, 2, E_h)
+        """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    T = x.shape[1]
+    halves, last = [], []
+    for d, order in enumerate((range(T), reversed(range(T)))):
+        h, states = h0[d], [None] * T
+        for t in order:
+            h = torch.tanh(x[:, t] @ W_ih[d].T + b_ih[d] + h @ W_hh[d].T + b_hh[d])
+            states[t] = h
+        halves.append(torch.stack(states, dim=1))
+        last.append(h)
+    return torch.stack(halves, dim=2), torch.stack(last)
 """,
     ],
     "grad_norms": [
@@ -273,9 +358,17 @@ def rnn_backward(x, h0, W_ih, W_hh, b, dout):
     "rnn_forward": """
 def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
     import seqlab.rnn
-    net = seqlab.rnn.RNN(W_ih.shape[1], W_ih.shape[0]).to(x.dtype)
-    weights = {"cell.weight_ih": W_ih, "cell.weight_hh": W_hh, "cell.bias_ih": b_ih, "cell.bias_hh": b_hh}
-    return torch.func.functional_call(net, weights, (x, h0))
+
+    out, last = [], []
+    for d in range(2):
+        net = seqlab.rnn.RNN(W_ih.shape[2], W_ih.shape[1]).to(x.dtype)
+        weights = {"cell.weight_ih": W_ih[d], "cell.weight_hh": W_hh[d], "cell.bias_ih": b_ih[d],
+                   "cell.bias_hh": b_hh[d]}
+        xs = x if d == 0 else x.flip(1)
+        o, h = torch.func.functional_call(net, weights, (xs, h0[d]))
+        out.append(o if d == 0 else o.flip(1))
+        last.append(h)
+    return torch.cat(out, dim=-1), torch.stack(last)
 """,
     "clip_by_global_norm": """
 def clip_by_global_norm(grads, max_norm):
@@ -302,49 +395,77 @@ WRONG_NEW = {
         # updates the caller's h0 in place
         """
 def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
-    states = []
-    for t in range(x.shape[1]):
-        h0.copy_(torch.tanh(x[:, t] @ W_ih.T + b_ih + h0 @ W_hh.T + b_hh))
-        states.append(h0.clone())
-    return torch.stack(states, dim=1), h0.clone()
+    T = x.shape[1]
+    halves = []
+    for d, order in enumerate((range(T), reversed(range(T)))):
+        states = [None] * T
+        for t in order:
+            h0[d] = torch.tanh(x[:, t] @ W_ih[d].T + b_ih[d] + h0[d] @ W_hh[d].T + b_hh[d])
+            states[t] = h0[d].clone()
+        halves.append(torch.stack(states, dim=1))
+    return torch.cat(halves, dim=-1), h0.clone()
 """,
         # the states computed under no_grad: no gradient reaches the weights
         """
 def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    T = x.shape[1]
+    halves, last = [], []
     with torch.no_grad():
-        h, states = h0, []
-        for t in range(x.shape[1]):
-            h = torch.tanh(x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
-            states.append(h)
-        return torch.stack(states, dim=1), h
+        for d, order in enumerate((range(T), reversed(range(T)))):
+            h, states = h0[d], [None] * T
+            for t in order:
+                h = torch.tanh(x[:, t] @ W_ih[d].T + b_ih[d] + h @ W_hh[d].T + b_hh[d])
+                states[t] = h
+            halves.append(torch.stack(states, dim=1))
+            last.append(h)
+    return torch.cat(halves, dim=-1), torch.stack(last)
 """,
         # delegates to PyTorch's own RNN kernel
         """
 def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
-    out, h = torch.rnn_tanh(x, h0.unsqueeze(0), (W_ih, W_hh, b_ih, b_hh), True, 1, 0.0, False,
-                            False, True)
-    return out, h[0]
+    weights = (W_ih[0], W_hh[0], b_ih[0], b_hh[0], W_ih[1], W_hh[1], b_ih[1], b_hh[1])
+    return torch.rnn_tanh(x, h0, weights, True, 1, 0.0, False, True, True)
 """,
         # .squeeze() of the time slice: breaks when N = 1 (and E_in = 1)
         """
 def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
-    h, states = h0, []
-    for t in range(x.shape[1]):
-        xt = x[:, t].squeeze()
-        h = torch.tanh(xt @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
-        states.append(h)
-    return torch.stack(states, dim=1), h
+    T = x.shape[1]
+    halves, last = [], []
+    for d, order in enumerate((range(T), reversed(range(T)))):
+        h, states = h0[d], [None] * T
+        for t in order:
+            h = torch.tanh(x[:, t].squeeze() @ W_ih[d].T + b_ih[d] + h @ W_hh[d].T + b_hh[d])
+            states[t] = h
+        halves.append(torch.stack(states, dim=1))
+        last.append(h)
+    return torch.cat(halves, dim=-1), torch.stack(last)
 """,
         # the states preallocated and written in place: a float32 buffer whatever the input dtype
         """
 def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
     N, T, _ = x.shape
-    out = torch.zeros(N, T, W_hh.shape[0])
-    h = h0
-    for t in range(T):
-        h = torch.tanh(x[:, t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
-        out[:, t] = h
-    return out, h
+    E_h = W_hh.shape[1]
+    out, h_n = torch.zeros(N, T, 2 * E_h), torch.zeros(2, N, E_h)
+    for d, order in enumerate((range(T), reversed(range(T)))):
+        h = h0[d]
+        for t in order:
+            h = torch.tanh(x[:, t] @ W_ih[d].T + b_ih[d] + h @ W_hh[d].T + b_hh[d])
+            out[:, t, d * E_h : (d + 1) * E_h] = h
+        h_n[d] = h
+    return out, h_n
+""",
+        # the reverse direction run on the flipped input, its output not flipped back
+        """
+def rnn_forward(x, h0, W_ih, W_hh, b_ih, b_hh):
+    halves, last = [], []
+    for d, xs in enumerate((x, x.flip(1))):
+        h, states = h0[d], []
+        for t in range(xs.shape[1]):
+            h = torch.tanh(xs[:, t] @ W_ih[d].T + b_ih[d] + h @ W_hh[d].T + b_hh[d])
+            states.append(h)
+        halves.append(torch.stack(states, dim=1))
+        last.append(h)
+    return torch.cat(halves, dim=-1), torch.stack(last)
 """,
     ],
     "grad_norms": [

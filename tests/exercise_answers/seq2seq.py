@@ -562,3 +562,42 @@ def sentence_bleu(hypothesis, reference):
         ),
     ],
 }
+
+# Kinds of wrong answer that once earned full marks (issue 47): a forbidden implementation reached
+# another way than by the names listed. The public check refuses the computation itself.
+WRONG_NEW["sentence_bleu"] += [
+    # sacrebleu's BLEU made when the cell runs, before the check forbids anything
+    """
+from sacrebleu.metrics import BLEU
+
+_BLEU = BLEU(tokenize="none", smooth_method="none")
+
+
+def sentence_bleu(hypothesis, reference):
+    return _BLEU.sentence_score(" ".join(hypothesis), [" ".join(reference)]).score
+""",
+    # sacrebleu's function through a module the list of names does not hold
+    """
+def sentence_bleu(hypothesis, reference):
+    from sacrebleu.compat import sentence_bleu as bleu
+
+    return bleu(" ".join(hypothesis), [" ".join(reference)], tokenize="none", smooth_method="none").score
+""",
+]
+WRONG_NEW["beam_candidates"] += [
+    # counted by running the package's search through its private entry point, with a counter of
+    # its own (not CountingStep)
+    """
+def beam_candidates(k, T, V):
+    from seqlab.decoding import _beam_search
+
+    rows = []
+
+    def model(tokens, state):
+        rows.append(len(tokens))
+        return torch.zeros(len(tokens), V).log_softmax(-1), state
+
+    _beam_search(model, None, 1, k, T, 0.0, V, V, torch.device("cpu"))
+    return sum(rows) * V
+""",
+]

@@ -23,7 +23,22 @@ def half_life_on_a_grid(answer, public_test):
             raise AssertionError("half_life_steps is wrong for some b_f in [0, 8] (is f a Python float?)")
 
 
+def peephole_edge(p_scale, c_scale, seed):
+    """A float64 step whose peepholes and old cell are scaled: 0 is nn.LSTMCell itself; large
+    values saturate the gates, where the new cell's peephole decides the output gate."""
+    from seqlab.exercises.harness import Draw
+
+    x, h, c, W_ih, W_hh, b_ih, b_hh, p = public.lstm_cell_draw(Draw(seed))
+    return x, h, c_scale * c, W_ih, W_hh, b_ih, b_hh, p_scale * p
+
+
 HIDDEN = {
+    "lstm_cell_step": {
+        "hidden_edges": {
+            "p = 0 (nn.LSTMCell)": lambda: peephole_edge(0.0, 1.0, 41),
+            "large cells and peepholes": lambda: peephole_edge(3.0, 4.0, 43),
+        },
+    },
     "memory_bias": {"judge": functools.partial(public.memory_judge, steps=1000, scale=5.0)},
     "lstm_parameter_count": {"hidden_edges": {"wide": lambda: (64, 128)}},
     "cell_path_gradient": {

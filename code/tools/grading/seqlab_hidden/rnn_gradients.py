@@ -59,7 +59,24 @@ def rnn_backward_last_only():
     return x, h0, W_ih, W_hh, torch.randn(4, dtype=torch.float64), dout
 
 
+def rnn_forward_edge(N, T, E_in, E_h, seed):
+    """float64 inputs of the given sizes, larger than the draws' (saturated states)."""
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(N, T, E_in, generator=g, dtype=torch.float64)
+    return (x, torch.randn(2, N, E_h, generator=g, dtype=torch.float64),
+            torch.randn(2, E_h, E_in, generator=g, dtype=torch.float64),
+            torch.randn(2, E_h, E_h, generator=g, dtype=torch.float64),
+            torch.randn(2, E_h, generator=g, dtype=torch.float64),
+            torch.randn(2, E_h, generator=g, dtype=torch.float64))  # fmt: skip
+
+
 HIDDEN = {
+    "rnn_forward": {
+        "hidden_edges": {
+            "T = 1: both directions read the same step": lambda: rnn_forward_edge(3, 1, 2, 4, 5),
+            "a long sequence": lambda: rnn_forward_edge(2, 25, 3, 5, 6),
+        },
+    },
     "grad_norms": {"hidden_edges": {"tanh RNN": grad_norms_tanh}},
     "clip_by_global_norm": {
         "hidden_edges": {

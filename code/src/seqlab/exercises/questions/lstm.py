@@ -10,24 +10,45 @@ from seqlab.exercises.harness import Question
 LSTM_FORBIDDEN = ("torch.nn.LSTMCell", "torch.nn.LSTM", "torch.lstm_cell", "torch.lstm", "seqlab.lstm.LSTM")
 
 
-def lstm_cell_oracle(x, h, c, W_ih, W_hh, b_ih, b_hh):
-    """nn.LSTMCell with the given weights."""
-    cell = nn.LSTMCell(W_ih.shape[1], W_hh.shape[1], dtype=x.dtype)
-    weights = {"weight_ih": W_ih, "weight_hh": W_hh, "bias_ih": b_ih, "bias_hh": b_hh}
-    return torch.func.functional_call(cell, weights, (x, (h, c)))
+def lstm_cell_oracle(x, h, c, W_ih, W_hh, b_ih, b_hh, p):
+    """The peephole step from two calls of nn.LSTMCell: a peephole is a diagonal weight from a cell
+    to a gate, so the cells become extra inputs whose weights are diag(p_i), diag(p_f) (the old
+    cell, into i and f) and diag(p_o) (the new cell, into o). The first call gives c_t (o does not
+    reach it); the second, fed c_t as well, gives the same c_t and h_t = o * tanh(c_t)."""
+    E_h = W_hh.shape[1]
+    zero = torch.zeros(E_h, E_h, dtype=x.dtype)
+    p_i, p_f, p_o = (torch.diag(row) for row in p)
+    # the weights of the input [x, c_(t-1), c_t], blocks i, f, g, o
+    W = torch.cat(
+        [
+            W_ih,
+            torch.cat([p_i, p_f, zero, zero]),
+            torch.cat([zero, zero, zero, p_o]),
+        ],
+        dim=1,
+    )
+    cell = nn.LSTMCell(W.shape[1], E_h, dtype=x.dtype)
+
+    def step(c_new):
+        weights = {"weight_ih": W, "weight_hh": W_hh, "bias_ih": b_ih, "bias_hh": b_hh}
+        return torch.func.functional_call(cell, weights, (torch.cat([x, c, c_new], dim=1), (h, c)))
+
+    _, c_new = step(torch.zeros_like(c))  # the o block alone reads the last input
+    return step(c_new)
 
 
 def lstm_cell_draw(d):
     N, E_in, E_h = d.sizes(3)  # distinct: a transposed weight cannot fit; each is 1 in one draw
     return (d.randn(N, E_in), d.randn(N, E_h), d.randn(N, E_h), d.randn(4 * E_h, E_in, scale=0.5),
-            d.randn(4 * E_h, E_h, scale=0.5), d.randn(4 * E_h), d.randn(4 * E_h))  # fmt: skip
+            d.randn(4 * E_h, E_h, scale=0.5), d.randn(4 * E_h), d.randn(4 * E_h),
+            d.randn(3, E_h))  # fmt: skip
 
 
 LSTM_CELL_STEP = Question(
     "lstm_cell_step",
     oracle=lstm_cell_oracle,
     draw=lstm_cell_draw,
-    grad=(0, 1, 2, 3, 4, 5, 6),
+    grad=(0, 1, 2, 3, 4, 5, 6, 7),
     forbidden=LSTM_FORBIDDEN,
 )
 

@@ -9,17 +9,20 @@ from seqlab.train import clip_grad_norm
 
 
 def rnn_forward_oracle(x, h0, W_ih, W_hh, b_ih, b_hh):
-    """nn.RNN(batch_first=True) with the given weights."""
-    net = nn.RNN(W_ih.shape[1], W_ih.shape[0], batch_first=True, dtype=x.dtype)
-    weights = {"weight_ih_l0": W_ih, "weight_hh_l0": W_hh, "bias_ih_l0": b_ih, "bias_hh_l0": b_hh}
-    out, h = torch.func.functional_call(net, weights, (x, h0.unsqueeze(0)))
-    return out, h[0]
+    """nn.RNN(batch_first=True, bidirectional=True) with the given weights: index 0 of each
+    stacked weight is the forward direction, index 1 the reverse one."""
+    net = nn.RNN(W_ih.shape[2], W_ih.shape[1], batch_first=True, bidirectional=True, dtype=x.dtype)
+    weights = {}
+    for d, suffix in enumerate(("", "_reverse")):
+        weights.update({f"weight_ih_l0{suffix}": W_ih[d], f"weight_hh_l0{suffix}": W_hh[d],
+                        f"bias_ih_l0{suffix}": b_ih[d], f"bias_hh_l0{suffix}": b_hh[d]})  # fmt: skip
+    return torch.func.functional_call(net, weights, (x, h0))
 
 
 def rnn_forward_draw(d):
     N, T, E_in, E_h = d.sizes(4)  # distinct, so no transpose can hide; each is 1 in one draw
-    return (d.randn(N, T, E_in), d.randn(N, E_h), d.randn(E_h, E_in, scale=0.5),
-            d.randn(E_h, E_h, scale=0.5), d.randn(E_h), d.randn(E_h))  # fmt: skip
+    return (d.randn(N, T, E_in), d.randn(2, N, E_h), d.randn(2, E_h, E_in, scale=0.5),
+            d.randn(2, E_h, E_h, scale=0.5), d.randn(2, E_h), d.randn(2, E_h))  # fmt: skip
 
 
 RNN_FORWARD = Question(
