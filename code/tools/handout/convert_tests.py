@@ -30,7 +30,8 @@ def convert(chapter: str, answers: dict[str, str]) -> None:
     first = next(i for i, c in enumerate(cells) if "".join(c["source"]).startswith(QUESTION_MARK))
     setup = next(c for c in reversed(cells[:first]) if c["cell_type"] == "code")
     source = "".join(setup["source"])
-    if IMPORT not in source:
+    imports = re.findall(r"^from seqlab\.exercises import (.+)$", source, re.M)
+    if not any("check" in [name.strip() for name in line.split(",")] for line in imports):
         setup["source"] = (source.rstrip("\n") + "\n\n" + IMPORT).splitlines(keepends=True)
     question = None
     for cell in cells[first:]:
