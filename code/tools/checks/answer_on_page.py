@@ -76,8 +76,7 @@ KNOWN_LEAKS = {
 # Found by this check beyond the list, at the same level as the known leaks (the question
 # asks for the page's own listing again, with few changes): kept green here for the lead to judge;
 # each must leave the list like the others.
-FOUND_BY_THIS_CHECK = {
-}
+FOUND_BY_THIS_CHECK = {}
 ALLOWED = {**KNOWN_LEAKS, **FOUND_BY_THIS_CHECK}
 
 _BUILTINS = set(dir(builtins))
