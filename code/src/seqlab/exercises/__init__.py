@@ -8,6 +8,7 @@ gradient, a forbidden call), never the expected value, instead of a bare ``Asser
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import re
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import torch
+from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 __all__ = [
@@ -168,6 +170,8 @@ class _Forbidden:
 
     def __init__(self, dotted: str):
         self._dotted = dotted
+        # read off every function of torch's namespace by torch.overrides (torch.compile does)
+        self.__name__ = self.__qualname__ = dotted.rsplit(".", 1)[-1]
 
     def _refuse(self):
         raise DelegationError(
@@ -274,21 +278,54 @@ class _RefuseOps(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
+class _RefuseFunctions(TorchFunctionMode):
+    """Refuses a call of the given functions (``{dotted name: function}``), an operator's overloads
+    (``torch.ops.aten.lstm_cell.default``) included, whichever name the answer reached them by."""
+
+    def __init__(self, functions: dict):
+        super().__init__()
+        self.names = {id(function): name for name, function in functions.items()}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = self.names.get(id(func)) or self.names.get(id(getattr(func, "overloadpacket", None)))
+        if name is not None:
+            raise DelegationError(
+                f"this question asks you to write it yourself; your answer called {name}, "
+                "which already implements it"
+            )
+        return func(*args, **(kwargs or {}))
+
+
 @contextmanager
 def forbid(namespace: dict, *dotted_names: str, also: tuple[dict, ...] = ()) -> Iterator[None]:
     """Make ``dotted_names`` (e.g. ``"seqlab.rnn.RNN"``) raise :class:`DelegationError` while the
     block runs: in their modules, every loaded ``seqlab`` / ``torch`` module, ``namespace`` and
     ``also`` (globals), the defaults and closures of the functions there, and an ``nn.Module``'s
-    ``forward``. Everything is put back when the block ends, even if it raises."""
+    ``forward``; under PyTorch's other handles on the same function (:func:`_routes`); and a name
+    ``"aten.<operator>"`` as the dispatcher's operator, whatever route reached it. Everything is
+    put back when the block ends, even if it raises."""
     ops = {name.removeprefix("aten.") for name in dotted_names if name.startswith("aten.")}
-    if ops:  # an operator of PyTorch's dispatcher: refused whichever Python name reached it
-        rest = [name for name in dotted_names if not name.startswith("aten.")]
-        with _RefuseOps(ops), forbid(namespace, *rest, also=also):
-            yield
-        return
-    named_first = list(dict.fromkeys(dotted_names))
-    routes = [r for d in named_first for r in _routes(d) if r not in named_first]
-    targets = [(dotted, *_resolve(dotted)) for dotted in dict.fromkeys(named_first + routes)]
+    named = list(dict.fromkeys(name for name in dotted_names if not name.startswith("aten.")))
+    routes = [r for d in named for r in _routes(d) if r not in named]
+    # PyTorch's other handles are refused when called (a torch-function mode), not swapped: its own
+    # modules read them at import time (torch._decomp keys tables by aten.rnn_tanh.input, imported
+    # by torch.compile); math's, cmath's and NumPy's are swapped like the names given
+    torch_routes = {r: _resolve(r)[2] for r in routes if r.startswith("torch.")}
+    swapped = named + [r for r in routes if r not in torch_routes]
+    with contextlib.ExitStack() as stack:
+        if ops:
+            stack.enter_context(_RefuseOps(ops))
+        if torch_routes:
+            stack.enter_context(_RefuseFunctions(torch_routes))
+        stack.enter_context(_swap(namespace, swapped, also))
+        yield
+
+
+@contextmanager
+def _swap(namespace: dict, dotted_names: list[str], also: tuple[dict, ...]) -> Iterator[None]:
+    """:func:`forbid`'s swap of the named objects for stand-ins that refuse, and back."""
+    named_first = dotted_names
+    targets = [(dotted, *_resolve(dotted)) for dotted in named_first]
     # a forbidden module class is forbidden through its bases too (nn.LSTM through nn.RNNBase("LSTM",
     # ...)): every nn.Module subclass it derives from, nn.Module itself excepted
     named = {id(obj) for *_, obj in targets}

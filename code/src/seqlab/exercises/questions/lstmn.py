@@ -13,11 +13,29 @@ def size(dim: int, argument: int = 0):
     return (1, None, lambda *args: args[argument].shape[dim])
 
 
+class _Attend(torch.nn.Module):
+    """The intra-attention step of an LSTMN: its ``_weights`` over a tape of hidden states."""
+
+    def __init__(self, model: LSTMN):
+        super().__init__()
+        self.model = model
+
+    def forward(self, tape_h, x_t, h_prev_summary):
+        keys = [self.model.attn_h(tape_h[:, i]) for i in range(tape_h.shape[1])]  # W_h h_i
+        return self.model._weights(self.model.attn_x(x_t), h_prev_summary, keys, "learned")
+
+
 def intra_oracle(tape_h, x_t, h_prev_summary, W_h, W_x, W_s, v):
-    """The question's formula, one tape entry at a time."""
-    query = x_t @ W_x.T + h_prev_summary @ W_s.T  # (N, A)
-    scores = [torch.tanh(tape_h[:, i] @ W_h.T + query) @ v for i in range(tape_h.shape[1])]
-    return torch.softmax(torch.stack(scores, dim=1), dim=1)
+    """The page's LSTMN._weights with these weights (W_x's bias zero): s^t (N, t)."""
+    step = _Attend(LSTMN(W_x.shape[1], W_h.shape[1], W_h.shape[0]).to(tape_h.dtype))
+    weights = {
+        "model.attn_h.weight": W_h,
+        "model.attn_x.weight": W_x,
+        "model.attn_x.bias": torch.zeros_like(v),
+        "model.attn_s.weight": W_s,
+        "model.attn_v.weight": v[None],
+    }
+    return torch.func.functional_call(step, weights, (tape_h, x_t, h_prev_summary))
 
 
 def intra_draw(d, scale=1.0):
