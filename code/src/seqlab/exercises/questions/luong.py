@@ -154,8 +154,9 @@ class MatmulCount(TorchFunctionMode):
 
 
 def general_macs_oracle(S, E_s, E_h):
-    """The multiply-adds of s^T W_a, then of its products with the S keys (one example)."""
-    s, W_a, h = torch.zeros(1, E_s), torch.zeros(E_s, E_h), torch.zeros(S, E_h)
+    """The multiply-adds of s^T W_a, then of its products with the S keys (one example), on
+    tensors of the meta device (shapes only, nothing allocated)."""
+    s, W_a, h = (torch.zeros(*shape, device="meta") for shape in ((1, E_s), (E_s, E_h), (S, E_h)))
     with MatmulCount() as counter:
         _ = (s @ W_a) @ h.T
     return counter.macs
@@ -193,10 +194,20 @@ def multiplies_no_matrices(sizes):
     return extra
 
 
+def macs_draw(d):
+    """Distinct sizes, each 1 in one early draw, scaled so that every count is 10^4 or more: the
+    page prints integers that change from run to run (its timings in ms), which a smaller count
+    would match by chance (tools.checks.answer_on_page looks for the tests' values on the page).
+    The count is also the size of the tensors an answer that builds them makes: at most 1.2e7."""
+    S, E_s, E_h = d.sizes(3, high=40)
+    scale = 2500 if E_h == 1 else 60  # E_h = 1: the count is S + E_s
+    return tuple(1 if x == 1 else scale * x + d.integer(0, scale - 1) for x in (S, E_s, E_h))
+
+
 MACS = Question(
     "general_multiply_adds",
     oracle=general_macs_oracle,
-    draw=lambda d: tuple(d.sizes(3, high=40)),
+    draw=macs_draw,
     arg_names=("S", "E_s", "E_h"),
     edges={"E_s = E_h": lambda: (3, 5, 5)},
     forbidden=(
