@@ -417,3 +417,71 @@ def masked_softmax_backward(scores, mask, grad_alpha):
 """,
     ],
 }
+
+# The kinds of wrong answer that still earned full marks before issue 47 (a forbidden
+# implementation reached another way), as this chapter's questions allow them: each fails a
+# public test case, which names what is wrong.
+WRONG_NEW["additive_parameters"] += [
+    # the layers built from a class not on the banned list: nn.Conv1d holds W, U, b and v too
+    """
+def additive_parameters(E_s, E_h, A):
+    layers = (torch.nn.Conv1d(E_s, A, 1, bias=False), torch.nn.Conv1d(E_h, A, 1),
+              torch.nn.Conv1d(A, 1, 1, bias=False))
+    return sum(p.numel() for layer in layers for p in layer.parameters())
+""",
+    # a module of one's own holding the four parameters
+    """
+def additive_parameters(E_s, E_h, A):
+    class Score(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.W = torch.nn.Parameter(torch.empty(A, E_s))
+            self.U = torch.nn.Parameter(torch.empty(A, E_h))
+            self.b = torch.nn.Parameter(torch.empty(A))
+            self.v = torch.nn.Parameter(torch.empty(A))
+
+    return sum(p.numel() for p in Score().parameters())
+""",
+]
+WRONG_NEW["max_weight"] += [
+    # the int 1 where S = 1 settles it: the question asks for a Python float
+    """
+def max_weight(v, S):
+    if S == 1:
+        return 1
+    return 1.0 / (1.0 + (S - 1) * math.exp(-2 * v.double().abs().sum().item()))
+""",
+]
+_BACKWARD_RIGHT_FORMULA = """
+    return alpha * (grad_alpha - (alpha * grad_alpha).sum(dim=-1, keepdim=True))
+"""
+WRONG_NEW["masked_softmax_backward"] += [
+    # the forbidden softmax written another way: the exp of log_softmax
+    """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    alpha = scores.masked_fill(~mask, float("-inf")).log_softmax(dim=-1).exp()
+"""
+    + _BACKWARD_RIGHT_FORMULA,
+    # autograd reached without its names: the engine that torch.autograd.grad calls, called directly
+    """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    with torch.enable_grad():
+        e = scores.detach().clone().requires_grad_(True)
+        filled = e.masked_fill(~mask, float("-inf"))
+        w = torch.exp(filled - filled.amax(dim=-1, keepdim=True))
+        alpha = w / w.sum(dim=-1, keepdim=True)
+        engine = torch.autograd.Variable._execution_engine
+        return engine.run_backward((alpha,), (grad_alpha,), False, False, (e,), False)[0]
+""",
+    # forward-mode autograd: the Jacobian column by column, then g^T J
+    """
+def masked_softmax_backward(scores, mask, grad_alpha):
+    def alpha_of(e):
+        top = e.masked_fill(~mask, float("-inf")).amax(dim=-1, keepdim=True)
+        w = torch.exp(e - top).masked_fill(~mask, 0.0)
+        return w / w.sum(dim=-1, keepdim=True)
+
+    jacobian = torch.func.jacfwd(alpha_of)(scores)  # (N, S, N, S)
+    return torch.einsum("nj,njmk->mk", grad_alpha, jacobian)
+""",
+]

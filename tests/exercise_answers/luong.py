@@ -356,7 +356,8 @@ _RIGHT = {
 def _backward(**changes):
     """The stretch question's answer with one piece changed."""
     source = _LOCAL_P_BACKWARD
-    for key, value in {**_RIGHT, **changes}.items():
+    # the longest placeholder first: ALPHA is also part of G_ALPHA
+    for key, value in sorted({**_RIGHT, **changes}.items(), key=lambda item: -len(item[0])):
         source = source.replace(key, value)
     return source
 
@@ -384,5 +385,62 @@ def local_p_backward(scores, center, D, grad_a):
         alpha = scores.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
         a = alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
         return torch.autograd.grad(a, (scores, center), grad_a)
+""",
+]
+
+# The kinds of wrong answer that still earned full marks before issue 47 (a forbidden
+# implementation reached another way), as this chapter's questions allow them: each fails a
+# public test case, which names what is wrong.
+WRONG_NEW["general_multiply_adds"] += [
+    # the matrix products counted through einsum, which no forbidden name covers
+    """
+def general_multiply_adds(S, E_s, E_h):
+    from torch.overrides import TorchFunctionMode
+
+    class Count(TorchFunctionMode):
+        macs = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if func is torch.einsum:
+                a, b = args[1].shape, args[2].shape
+                Count.macs += a[0] * a[1] * b[1]
+            return func(*args, **(kwargs or {}))
+
+    with Count():
+        q = torch.einsum("ij,jk->ik", torch.zeros(1, E_s), torch.zeros(E_s, E_h))
+        _ = torch.einsum("ij,jk->ik", q, torch.zeros(E_h, S))
+    return Count.macs
+""",
+    # PyTorch's FLOP counter's formula for a matrix product, from the shapes: 2 FLOPs a multiply-add
+    """
+def general_multiply_adds(S, E_s, E_h):
+    from torch.utils.flop_counter import mm_flop
+
+    return (mm_flop([1, E_s], [E_s, E_h]) + mm_flop([1, E_h], [E_h, S])) // 2
+""",
+]
+WRONG_NEW["local_p_backward"] += [
+    # autograd reached without its names: the engine that torch.autograd.grad calls, called directly
+    """
+def local_p_backward(scores, center, D, grad_a):
+    with torch.enable_grad():
+        s = scores.detach().clone().requires_grad_(True)
+        p = center.detach().clone().requires_grad_(True)
+        distance = torch.arange(scores.shape[1], dtype=scores.dtype) - p.unsqueeze(1)
+        alpha = s.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+        a = alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+        engine = torch.autograd.Variable._execution_engine
+        return engine.run_backward((a,), (grad_a,), False, False, (s, p), False)
+""",
+    # forward-mode autograd: the Jacobians by torch.func.jacfwd, then g^T J
+    """
+def local_p_backward(scores, center, D, grad_a):
+    def weights(s, p):
+        distance = torch.arange(s.shape[1], dtype=s.dtype) - p.unsqueeze(1)
+        alpha = s.masked_fill(distance.abs() > D, float("-inf")).softmax(dim=-1)
+        return alpha * torch.exp(-(distance**2) / (2 * (D / 2) ** 2))
+
+    j_s, j_p = torch.func.jacfwd(weights, argnums=(0, 1))(scores, center)
+    return torch.einsum("nj,njmk->mk", grad_a, j_s), torch.einsum("nj,njm->m", grad_a, j_p)
 """,
 ]
