@@ -213,6 +213,19 @@ _MATH_NAMES = {"sin", "cos", "tan", "exp", "log"}
 
 
 @functools.cache
+def _aten_operators() -> tuple[str, ...]:
+    """The names of the dispatcher's aten operators (``_softmax``, ``lstm_cell``, ...)."""
+    names = {n.split("::", 1)[1].split(".")[0] for n in torch._C._dispatch_get_all_op_names()}
+    return tuple(sorted(n for n in names if n))
+
+
+def _words_in(name: str, op: str) -> bool:
+    """Whether the words of ``name`` (split at "_") appear in order among those of ``op``."""
+    words, theirs = name.split("_"), iter(op.split("_"))
+    return op != name and all(word in theirs for word in words)
+
+
+@functools.cache
 def _routes(dotted: str) -> tuple[str, ...]:
     """The other dotted names under which ``dotted``'s function is reachable (none for a class,
     a method or a module; ``math.cos`` only under math, cmath and NumPy)."""
@@ -226,9 +239,12 @@ def _routes(dotted: str) -> tuple[str, ...]:
         prefixes = _MATH_ROUTES
     else:
         prefixes = _ROUTES + (_MATH_ROUTES if name in _MATH_NAMES else ())
+    candidates = [f"{prefix}.{name}" for prefix in prefixes]
+    if parts[0] == "torch":  # the operator's variants: aten._safe_softmax, aten._softmax_backward_data,
+        # aten._scaled_dot_product_flash_attention_for_cpu: its words, in order, among theirs
+        candidates += [f"torch.ops.aten.{op}" for op in _aten_operators() if _words_in(name, op)]
     found = []
-    for prefix in prefixes:
-        route = f"{prefix}.{name}"
+    for route in candidates:
         if route == dotted:
             continue
         try:
@@ -311,7 +327,8 @@ def forbid(namespace: dict, *dotted_names: str, also: tuple[dict, ...] = ()) -> 
     # modules read them at import time (torch._decomp keys tables by aten.rnn_tanh.input, imported
     # by torch.compile); math's, cmath's and NumPy's are swapped like the names given
     torch_routes = {r: _resolve(r)[2] for r in routes if r.startswith("torch.")}
-    swapped = named + [r for r in routes if r not in torch_routes]
+    torch_routes.update({n: _resolve(n)[2] for n in named if n.startswith("torch.ops.")})
+    swapped = [n for n in named if n not in torch_routes] + [r for r in routes if r not in torch_routes]
     with contextlib.ExitStack() as stack:
         if ops:
             stack.enter_context(_RefuseOps(ops))

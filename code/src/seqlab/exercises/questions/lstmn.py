@@ -132,6 +132,10 @@ def read_draw(d, scale=1.0):
             d.randn(N, E_h))  # fmt: skip
 
 
+def _refuse_saving(tensor):
+    raise RuntimeError("a tensor saved for a backward pass")
+
+
 def read_without_autograd(answer, public):
     """The property the text asks for, whatever the call: under torch.inference_mode() autograd
     records nothing, so an answer computed by autograd (by any name, reverse or forward mode)
@@ -139,7 +143,8 @@ def read_without_autograd(answer, public):
     args = read_draw(Draw(3 if public else 11))
     want = read_oracle(*args)
     try:
-        with torch.inference_mode():
+        # and no tensor saved for a backward pass: leaving inference mode inside does not help
+        with torch.inference_mode(), torch.autograd.graph.saved_tensors_hooks(_refuse_saving, lambda t: t):
             got = answer(*args)
     except Exception as error:
         raise AssertionError(

@@ -114,8 +114,7 @@ SMOOTHED = Question(
     forbidden=(
         "seqlab.train.label_smoothed_cross_entropy",
         "torch.nn.functional.cross_entropy",
-        "aten.nll_loss_forward",  # the operator cross_entropy runs, reached by any route
-        "aten.nll_loss2d_forward",
+        "torch._C._nn.cross_entropy_loss",  # what F.cross_entropy calls
         "torch.nn.CrossEntropyLoss",
     ),
     bounds={
