@@ -5,6 +5,7 @@ which is no list item: axe-core's ``aria-deprecated-role`` and ``aria-required-c
 """
 
 import functools
+from collections import Counter
 
 from docutils import nodes
 from pybtex.plugin import find_plugin, register_plugin
@@ -34,8 +35,16 @@ def who(names: list[str]) -> str:
 
 class AuthorYearLabels(BaseLabelStyle):
     def format_labels(self, sorted_entries):
-        for entry in sorted_entries:
-            yield f"{who(surnames(entry)) or entry.key}, {entry.fields.get('year', 'n.d.')}"
+        """ "Vaswani et al., 2017"; works whose labels would coincide get a, b, ... in sorted order
+        ("Touvron et al., 2023a" and "2023b": LLaMA and Llama 2)."""
+        entries = list(sorted_entries)
+        labels = [f"{who(surnames(e)) or e.key}, {e.fields.get('year', 'n.d.')}" for e in entries]
+        counts, seen = Counter(labels), Counter()
+        for label in labels:
+            if counts[label] > 1:
+                seen[label] += 1
+                label += "abcdefghijklmnopqrstuvwxyz"[seen[label] - 1]
+            yield label
 
 
 class AuthorYearStyle(UnsrtStyle):
