@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     status = grade.main(
         [str(folder), "--dist", str(args.dist), "--out", str(OUT / "grades.csv"), "--jobs", str(args.jobs)]
+        + (["--chapter", args.chapter] if args.chapter else [])
     )
     seconds = time.perf_counter() - start
     print(
