@@ -42,12 +42,13 @@ def min_p_random(d):
 def wordpiece_reference(table):
     """The pair of highest count(ab) / (count(a) count(b)), compared by cross-multiplying integers;
     then the more frequent pair; then the smaller tuple of strings."""
-    singles, pairs = {}, {}
-    for word, n in table.items():
-        for t in word:
-            singles[t] = singles.get(t, 0) + n
-        for i in range(len(word) - 1):
-            pairs[word[i], word[i + 1]] = pairs.get((word[i], word[i + 1]), 0) + n
+    singles: dict = {}
+    pairs: dict = {}
+    for symbols, count in table.items():
+        for t in symbols:
+            singles[t] = singles.get(t, 0) + count
+        for a, b in zip(symbols, symbols[1:]):
+            pairs[a, b] = pairs.get((a, b), 0) + count
     best = None
     for pair in sorted(pairs):
         if best is None:
@@ -62,16 +63,16 @@ def wordpiece_reference(table):
 
 def _merged(table, pair):
     out = {}
-    for word, n in table.items():
-        tokens, i = [], 0
-        while i < len(word):
-            if tuple(word[i : i + 2]) == pair:
+    for symbols, count in table.items():
+        tokens, at = [], 0
+        while at < len(symbols):
+            if tuple(symbols[at : at + 2]) == pair:
                 tokens.append(pair[0] + pair[1])
-                i += 2
+                at += 2
             else:
-                tokens.append(word[i])
-                i += 1
-        out[tuple(tokens)] = n
+                tokens.append(symbols[at])
+                at += 1
+        out[tuple(tokens)] = count
     return out
 
 
